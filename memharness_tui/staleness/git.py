@@ -1,0 +1,250 @@
+"""The git checker: the only module that imports pygit2.
+
+One ``GitChecker`` wraps one ``pygit2.Repository``. libgit2 objects must not be
+shared across threads, so each worker thread opens its own checker (cheap).
+
+Cost model: HEAD's whole history (all parents) is walked once into a set, the
+first time a pin other than HEAD is asked about; after that each pin is a
+prefix lookup plus a set lookup, and path entries are cached per
+(commit, path). Drift magnitude and diff text are computed only on demand.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from .pins import is_sha_like, normalize_path, normalize_sha
+from .verdicts import GitFacts
+
+__all__ = ["Drift", "GitChecker", "RepoError", "find_repo"]
+
+_MISSING = object()
+
+
+class RepoError(Exception):
+    """A repo that cannot be used for a pass (not a repo, empty, unreadable)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Drift:
+    """How far a path moved between a pin and HEAD.
+
+    ``commits`` counts commits after the pin and up to HEAD that changed the path
+    (every commit since the pin when no path is given). ``added``/``removed`` are
+    the line counts of the diff pin → HEAD for that path (whole tree if none).
+    """
+
+    commits: int
+    added: int
+    removed: int
+    files: int
+
+
+def find_repo(path: str | os.PathLike[str] = ".") -> Path | None:
+    """The git repo around ``path`` (a work tree, a folder inside one, or a bare repo)."""
+    found = pygit2.discover_repository(str(path))
+    return Path(found) if found else None
+
+
+class GitChecker:
+    """Judge pins against one repo's HEAD."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        p = Path(path)
+        if not p.exists():
+            raise RepoError(f"{p}: no such folder")
+        found = pygit2.discover_repository(str(p))
+        if not found:
+            raise RepoError(f"{p}: not a git repository")
+        try:
+            repo = pygit2.Repository(found)
+        except (pygit2.GitError, KeyError, ValueError) as e:
+            raise RepoError(f"{p}: cannot open git repository: {e}") from e
+        if repo.head_is_unborn:
+            raise RepoError(f"{p}: the git repository is empty (HEAD has no commits)")
+        try:
+            head = repo.head.peel(pygit2.Commit)
+        except (pygit2.GitError, KeyError, ValueError) as e:
+            raise RepoError(f"{p}: cannot read HEAD: {e}") from e
+        self.repo = repo
+        self.path = Path(repo.workdir or repo.path).resolve()
+        self.head_commit = head
+        self.head = str(head.id)
+        self.is_bare = repo.is_bare
+        self.is_shallow = repo.is_shallow
+        self._ancestors: set[pygit2.Oid] | None = None
+        self._resolved: dict[str, tuple[str, pygit2.Commit | None, str | None]] = {}
+        self._entries: dict[tuple[str, str], tuple[str, bool] | None] = {}
+
+    def __repr__(self) -> str:
+        return f"GitChecker({str(self.path)!r}, head={self.head[:7]})"
+
+    # -- lookups ---------------------------------------------------------
+
+    @property
+    def ancestors(self) -> set[pygit2.Oid]:
+        """Every commit reachable from HEAD (all parents), HEAD included; walked once."""
+        if self._ancestors is None:
+            walker = self.repo.walk(self.head_commit.id, pygit2.enums.SortMode.NONE)
+            self._ancestors = {c.id for c in walker}
+        return self._ancestors
+
+    def resolve(self, pin: str) -> tuple[str, pygit2.Commit | None, str | None]:
+        """(resolution, commit, object type) for a pin: full or abbreviated, any case."""
+        key = normalize_sha(pin)
+        hit = self._resolved.get(key)
+        if hit is not None:
+            return hit
+        result: tuple[str, pygit2.Commit | None, str | None]
+        if not is_sha_like(key):
+            result = ("invalid", None, None)
+        else:
+            try:
+                obj = self.repo.get(key)
+            except pygit2.AmbiguousError:
+                obj, result = None, ("ambiguous", None, None)
+            except (ValueError, pygit2.GitError):
+                obj, result = None, ("unknown", None, None)
+            else:
+                result = ("unknown", None, None)
+            if obj is not None:
+                if isinstance(obj, pygit2.Tag):
+                    try:
+                        obj = obj.peel(pygit2.Commit)
+                    except (pygit2.GitError, ValueError, KeyError):
+                        obj = obj  # a tag of a blob or tree: reported as that type below
+                if isinstance(obj, pygit2.Commit):
+                    result = ("commit", obj, "commit")
+                else:
+                    result = ("not_commit", None, _type_name(obj))
+        self._resolved[key] = result
+        return result
+
+    def entry(self, commit: pygit2.Commit, path: str) -> tuple[str, bool] | None:
+        """(entry id, is folder) at ``path`` in ``commit``, or None when absent. Cached."""
+        key = (str(commit.id), path)
+        hit = self._entries.get(key, _MISSING)
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
+        value: tuple[str, bool] | None
+        if not path:
+            value = None
+        else:
+            try:
+                obj = commit.tree[path]
+            except (KeyError, ValueError):
+                value = None
+            else:
+                value = (str(obj.id), isinstance(obj, pygit2.Tree))
+        self._entries[key] = value
+        return value
+
+    def facts(self, pin: str, path: str | None = None) -> GitFacts:
+        """Gather everything the pure classifier needs about one pin."""
+        norm = normalize_path(path)
+        bad_path = norm == ""  # climbs out of the repo: exists nowhere
+        if bad_path and path is not None:
+            norm = path.strip()
+        resolution, commit, otype = self.resolve(pin)
+        base = GitFacts(
+            pin=pin,
+            resolution=resolution,  # type: ignore[arg-type]
+            head=self.head,
+            shallow=self.is_shallow,
+            path=norm,
+            repo=str(self.path),
+        )
+        if commit is None:
+            return _replace(base, object_type=otype)
+        is_head = commit.id == self.head_commit.id
+        is_ancestor = is_head or commit.id in self.ancestors
+        at_pin = at_head = None
+        folder = False
+        if norm is not None and is_ancestor and not bad_path:
+            e_pin = self.entry(commit, norm)
+            e_head = self.entry(self.head_commit, norm)
+            at_pin = e_pin[0] if e_pin else None
+            at_head = e_head[0] if e_head else None
+            folder = bool((e_pin and e_pin[1]) or (e_head and e_head[1]))
+        return _replace(
+            base,
+            commit=str(commit.id),
+            is_head=is_head,
+            is_ancestor=is_ancestor,
+            path_at_pin=at_pin,
+            path_at_head=at_head,
+            path_is_folder=folder,
+        )
+
+    # -- lazy magnitude --------------------------------------------------
+
+    def _commit_or_error(self, pin: str) -> pygit2.Commit:
+        resolution, commit, otype = self.resolve(pin)
+        if commit is None:
+            raise RepoError(f"{pin.strip()[:12]}: not a commit in this repo ({resolution})")
+        return commit
+
+    def drift(self, pin: str, path: str | None = None) -> Drift:
+        """Commits since ``pin`` that touched ``path``, and lines added/removed pin → HEAD."""
+        commit = self._commit_or_error(pin)
+        norm = normalize_path(path)
+        walker = self.repo.walk(self.head_commit.id, pygit2.enums.SortMode.NONE)
+        walker.hide(commit.id)
+        count = 0
+        for c in walker:
+            if norm is None:
+                count += 1
+                continue
+            mine = self.entry(c, norm)
+            parents = c.parents
+            if not parents:
+                count += mine is not None
+            elif all(self.entry(p, norm) != mine for p in parents):
+                count += 1
+        added = removed = files = 0
+        for patch in self._patches(commit, norm):
+            _, adds, dels = patch.line_stats
+            added += adds
+            removed += dels
+            files += 1
+        return Drift(commits=count, added=added, removed=removed, files=files)
+
+    def diff_text(self, pin: str, path: str | None = None, *, context_lines: int = 3) -> str:
+        """Unified diff (``git diff PIN HEAD -- PATH``) of the path between pin and HEAD."""
+        commit = self._commit_or_error(pin)
+        norm = normalize_path(path)
+        return "".join(p.text or "" for p in self._patches(commit, norm, context_lines))
+
+    def _patches(
+        self, commit: pygit2.Commit, path: str | None, context_lines: int = 3
+    ) -> list[pygit2.Patch]:
+        diff = self.repo.diff(commit.tree, self.head_commit.tree, context_lines=context_lines)
+        out = []
+        for patch in diff:
+            if patch is None:
+                continue
+            d = patch.delta
+            names = {d.old_file.path, d.new_file.path}
+            if path is None or any(n == path or n.startswith(path + "/") for n in names):
+                out.append(patch)
+        return out
+
+
+def _type_name(obj: object) -> str:
+    if isinstance(obj, pygit2.Blob):
+        return "blob"
+    if isinstance(obj, pygit2.Tree):
+        return "tree"
+    if isinstance(obj, pygit2.Tag):
+        return "tag"
+    return "object"
+
+
+def _replace(f: GitFacts, **changes: object) -> GitFacts:
+    from dataclasses import replace
+
+    return replace(f, **changes)  # type: ignore[arg-type]

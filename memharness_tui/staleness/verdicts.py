@@ -1,0 +1,159 @@
+"""Pure verdict classification (SPEC §8): git facts in, (freshness, reason) out.
+
+The git checker gathers a :class:`GitFacts` per pin; everything here is a pure
+function of it, so every row of the verdict table is testable without a repo.
+Unknown is never current and never stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .pins import short_sha
+
+__all__ = [
+    "CURRENT",
+    "STALE",
+    "UNRESOLVED",
+    "GitFacts",
+    "Resolution",
+    "Verdict",
+    "choose_facts",
+    "classify",
+    "classify_many",
+]
+
+CURRENT = "current"
+STALE = "stale"
+UNRESOLVED = "unresolved"
+
+Resolution = Literal["commit", "unknown", "ambiguous", "not_commit", "invalid"]
+
+
+@dataclass(frozen=True, slots=True)
+class GitFacts:
+    """What one repo says about one pin. Gathered by ``GitChecker.facts``.
+
+    ``path_at_pin`` / ``path_at_head`` are the entry ids (blob or tree) at the
+    path, or None when the path is absent there. They are only meaningful when
+    the pin resolved to an ancestor of HEAD and a path was given.
+    """
+
+    pin: str
+    resolution: Resolution
+    head: str
+    commit: str | None = None  # full SHA when resolution == "commit"
+    object_type: str | None = None  # e.g. "blob" when resolution == "not_commit"
+    is_head: bool = False
+    is_ancestor: bool = False
+    path: str | None = None
+    path_at_pin: str | None = None
+    path_at_head: str | None = None
+    path_is_folder: bool = False
+    shallow: bool = False
+    repo: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One judged fact. ``commit``/``path`` are the pin as judged (stored or backfilled)."""
+
+    fact_id: int
+    freshness: str
+    reason: str
+    commit: str
+    path: str | None
+    repo: str
+    checked_head: str
+    resolved: str | None = None  # the full commit SHA the pin resolved to
+    backfilled: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.fact_id,
+            "freshness": self.freshness,
+            "reason": self.reason,
+            "commit": self.commit,
+            "path": self.path,
+            "resolved": self.resolved,
+            "repo": self.repo,
+            "checked_head": self.checked_head,
+            "backfilled": self.backfilled,
+        }
+
+
+def _shown_path(f: GitFacts) -> str:
+    return f"{f.path}/" if f.path_is_folder and f.path else (f.path or "")
+
+
+def classify(f: GitFacts) -> tuple[str, str]:
+    """The SPEC §8 verdict table, with a reason a person can read."""
+    sha = short_sha(f.pin)
+    if f.resolution == "invalid":
+        return UNRESOLVED, f"{f.pin.strip()!r} is not a commit SHA (need 7-40 hex digits)"
+    if f.resolution == "ambiguous":
+        return UNRESOLVED, f"{sha} is ambiguous in this repo (several objects start with it)"
+    if f.resolution == "not_commit":
+        kind = f.object_type or "object"
+        article = "an" if kind[:1] in "aeiou" else "a"
+        return UNRESOLVED, f"{sha} is {article} {kind}, not a commit"
+    if f.resolution == "unknown" or f.commit is None:
+        if f.shallow:
+            return UNRESOLVED, (
+                f"{sha} is not in this repo (shallow clone: history beyond the "
+                "boundary is missing; `git fetch --unshallow` to check it)"
+            )
+        return UNRESOLVED, f"{sha} is not in this repo"
+    if f.is_head and f.path is None:
+        return CURRENT, f"{sha} is HEAD"
+    if not f.is_head and not f.is_ancestor:
+        if f.shallow:
+            return UNRESOLVED, (
+                f"{sha} is not reachable from HEAD in this shallow clone "
+                "(on another branch, or beyond the boundary)"
+            )
+        return UNRESOLVED, f"{sha} is on a branch HEAD does not contain"
+    if f.path is None:
+        return STALE, f"HEAD has moved past {sha}"
+    shown = _shown_path(f)
+    if f.path_at_pin is None:
+        return UNRESOLVED, f"{f.path} did not exist at {sha}"
+    if f.path_at_head is None:
+        return STALE, f"{shown} was deleted since {sha}"
+    if f.path_at_pin == f.path_at_head:
+        if f.is_head:
+            return CURRENT, f"{sha} is HEAD"
+        return CURRENT, f"{shown} unchanged since {sha}"
+    return STALE, f"{shown} changed since {sha}"
+
+
+_RANK = {"commit": 0, "ambiguous": 1, "not_commit": 2, "invalid": 3, "unknown": 4}
+
+
+def choose_facts(candidates: Sequence[GitFacts]) -> GitFacts:
+    """Pick the repo a pin belongs to when a pass spans several repos.
+
+    A pin is judged in the repo where its commit exists, preferring one whose
+    HEAD contains it (two clones of one project on different branches), then
+    the first repo that knows the commit. If none does, the most specific
+    failure is kept (ambiguous, then not-a-commit, then unknown).
+    """
+    if not candidates:
+        raise ValueError("choose_facts needs at least one candidate")
+    for f in candidates:
+        if f.resolution == "commit" and (f.is_head or f.is_ancestor):
+            return f
+    return min(candidates, key=lambda f: _RANK[f.resolution])
+
+
+def classify_many(candidates: Sequence[GitFacts]) -> tuple[GitFacts, str, str]:
+    """Choose the repo, then classify; the reason says when no repo knew the pin."""
+    chosen = choose_facts(candidates)
+    freshness, reason = classify(chosen)
+    if len(candidates) > 1 and chosen.resolution == "unknown":
+        reason = f"{short_sha(chosen.pin)} is not in any of the {len(candidates)} repos"
+        if any(c.shallow for c in candidates):
+            reason += " (some are shallow clones: history beyond the boundary is missing)"
+    return chosen, freshness, reason
