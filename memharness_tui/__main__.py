@@ -1,0 +1,3 @@
+from memharness_tui.cli import main
+
+raise SystemExit(main())

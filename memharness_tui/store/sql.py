@@ -1,0 +1,126 @@
+"""Every SQL string of the store (named parameters, run on the sqlite3 connection directly)."""
+
+from __future__ import annotations
+
+from .types import FACT_COLUMNS
+
+COLS = ", ".join(f"f.{c}" for c in FACT_COLUMNS)
+
+INSERT_FACT = """INSERT INTO facts (subject, predicate, fact, confidence, importance, kind,
+  valid_from, valid_to, tx_at, source_agent, source_ref, source_commit, source_path)
+VALUES (:subject, :predicate, :fact, :confidence, :importance, :kind,
+  :valid_from, NULL, :tx_at, :source_agent, :source_ref, :source_commit, :source_path)"""
+
+GET_FACT = f"SELECT {COLS} FROM facts f WHERE f.id = ?"
+GET_PREDECESSOR = f"SELECT {COLS} FROM facts f WHERE f.superseded_by = ?"
+SUPERSEDE_FACT = "UPDATE facts SET valid_to = :ts, superseded_by = :new_id WHERE id = :old_id"
+RETRACT_BY_ID = (
+    "UPDATE facts SET retracted_at = :ts WHERE id = :id AND retracted_at IS NULL RETURNING id"
+)
+RETRACT_BY_SOURCE_REF = (
+    "UPDATE facts SET retracted_at = :ts WHERE source_ref = :source_ref "
+    "AND retracted_at IS NULL RETURNING id"
+)
+MAX_TX_AT = "SELECT MAX(tx_at) FROM facts"
+
+CURRENT_FILTER = (
+    "f.valid_from <= :now AND f.valid_to IS NULL AND f.superseded_by IS NULL "
+    "AND f.retracted_at IS NULL"
+)
+AS_OF_FILTER = """f.tx_at <= :as_of AND f.valid_from <= :as_of
+  AND (f.valid_to IS NULL OR f.valid_to > :as_of)
+  AND (f.retracted_at IS NULL OR f.retracted_at > :as_of)"""
+SUBJECT_FILTER = "f.subject = :subject"
+KIND_FILTER = "f.kind = :kind"
+FRESHNESS_FILTER = "f.freshness = :freshness"
+UNCHECKED_FILTER = "f.freshness IS NULL"
+LIKE_FILTER = """(f.subject LIKE :pattern ESCAPE '\\'
+  OR f.predicate LIKE :pattern ESCAPE '\\'
+  OR f.fact LIKE :pattern ESCAPE '\\')"""
+
+EFFECTIVE_HALFLIFE = """((CASE f.kind
+     WHEN 'episodic'   THEN :hl_episodic
+     WHEN 'procedural' THEN :hl_procedural
+     ELSE :hl_semantic
+   END) * max(:min_hl_factor, 1.0 + :importance_hl_weight * (f.importance - 5)))"""
+AGE = "max(0, julianday(:now) - julianday(COALESCE(f.last_accessed_at, f.tx_at)))"
+DECAY = f"pow(0.5, {AGE} / {EFFECTIVE_HALFLIFE})"
+IMPORTANCE_BOOST = "(1.0 + :importance_weight * (f.importance - 5))"
+FRESHNESS_FACTOR = """(CASE f.freshness
+  WHEN 'stale'      THEN :stale_weight
+  WHEN 'unresolved' THEN :unresolved_weight
+  ELSE 1.0 END)"""
+
+
+def recall_query(*, fts: bool, filters: list[str]) -> str:
+    """The ranked recall SELECT; the FTS variant drives from the capped match set."""
+    where = f"WHERE {' AND '.join(filters)}" if filters else ""
+    tail = f"{IMPORTANCE_BOOST} * {DECAY} * {FRESHNESS_FACTOR}"
+    if fts:
+        # MATERIALIZED pins the join order: drive from the small FTS candidate set.
+        return f"""WITH m AS MATERIALIZED (
+  SELECT rowid AS id, row_number() OVER (ORDER BY rank) AS fts_rank
+  FROM facts_fts WHERE facts_fts MATCH :match
+  ORDER BY rank LIMIT :cap
+)
+SELECT {COLS}, m.fts_rank AS fts_rank,
+  (1.0 / (:rrf_k + m.fts_rank)) * f.confidence * {tail} AS score
+FROM m CROSS JOIN facts f ON f.id = m.id
+{where}
+ORDER BY score DESC, f.tx_at DESC, f.id DESC
+LIMIT :limit"""
+    return f"""SELECT {COLS}, NULL AS fts_rank,
+  1.0 * f.confidence * {tail} AS score
+FROM facts f
+{where}
+ORDER BY score DESC, f.tx_at DESC, f.id DESC
+LIMIT :limit"""
+
+
+REINFORCE_ACCESS = (
+    "UPDATE facts SET last_accessed_at = ? WHERE id IN (SELECT value FROM json_each(?))"
+)
+
+DIFF_LEARNED = f"""SELECT {COLS} FROM facts f
+WHERE f.tx_at >= :since AND f.superseded_by IS NULL AND f.retracted_at IS NULL
+  AND (:subject IS NULL OR f.subject = :subject)
+ORDER BY f.tx_at, f.id"""
+DIFF_REVISED = f"""SELECT {COLS} FROM facts f
+WHERE f.valid_to >= :since AND f.superseded_by IS NOT NULL
+  AND (:subject IS NULL OR f.subject = :subject)
+ORDER BY f.valid_to, f.id"""
+DIFF_RETRACTED = f"""SELECT {COLS} FROM facts f
+WHERE f.retracted_at >= :since
+  AND (:subject IS NULL OR f.subject = :subject)
+ORDER BY f.retracted_at, f.id"""
+
+STATS_TOTAL = "SELECT COUNT(*) FROM facts"
+STATS_CURRENT = f"SELECT COUNT(*) FROM facts f WHERE {CURRENT_FILTER}"
+STATS_TOP_SUBJECTS = f"""SELECT f.subject, COUNT(*) AS c FROM facts f
+WHERE {CURRENT_FILTER}
+GROUP BY f.subject ORDER BY c DESC, f.subject LIMIT 10"""
+
+LIVE = "f.superseded_by IS NULL AND f.retracted_at IS NULL"
+COUNT_PINNED = f"""SELECT COUNT(*),
+  COALESCE(SUM(f.freshness = 'stale'), 0),
+  COALESCE(SUM(f.freshness = 'unresolved'), 0)
+FROM facts f INDEXED BY idx_facts_pinned
+WHERE f.source_commit IS NOT NULL AND {LIVE}"""
+
+STALENESS_TARGETS = """SELECT id, source_ref, source_commit, source_path FROM facts
+WHERE source_commit IS NOT NULL AND retracted_at IS NULL AND superseded_by IS NULL
+  AND id > :after_id
+ORDER BY id LIMIT :limit"""
+BACKFILL_CANDIDATES = """SELECT id, source_ref, source_commit, source_path FROM facts
+WHERE source_commit IS NULL AND retracted_at IS NULL AND superseded_by IS NULL
+  AND source_ref != '' AND id > :after_id
+ORDER BY id LIMIT :limit"""
+SET_STALENESS = """UPDATE facts SET
+  freshness = :freshness,
+  checked_at = :checked_at,
+  checked_head = :checked_head,
+  source_commit = COALESCE(:source_commit, source_commit),
+  source_path = COALESCE(:source_path, source_path)
+WHERE id = :id"""
+
+FTS_INTEGRITY_CHECK = "INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)"
