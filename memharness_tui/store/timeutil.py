@@ -68,7 +68,7 @@ def normalize_iso(value: object, field: str = "timestamp") -> str:
         minute = int(m["mi"] or 0)
         second = int(m["s"] or 0)
         millis = int((m["frac"] or "0")[:3].ljust(3, "0"))
-        tz = timezone.utc
+        tz = UTC
         tzs = m["tz"]
         if tzs and tzs not in ("Z", "z"):
             sign = -1 if tzs[0] == "-" else 1

@@ -1,0 +1,312 @@
+"""Entry point: no subcommand opens the app; subcommands are headless, for hooks and scripts.
+
+Every subcommand prints the SPEC §9 text (or ``--json``), exits 0 on success and 2 on bad
+input with one line on stderr — never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, is_dataclass
+from typing import Any, NoReturn
+
+from .store import FakeClock, MemharnessError, Store
+from .store import formats as fmt
+from .store.timeutil import normalize_iso
+from .store.types import FRESHNESS_FILTERS, KINDS
+
+PROG = "memharness-tui"
+
+
+class UsageError(Exception):
+    """Bad command-line usage (reported as one line, exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, not usage + traceback
+        raise UsageError(message)
+
+
+def _number(text: str) -> int | float:
+    """Parse a number leaving range and integrality checks to the store (specific messages)."""
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="PATH", help="database file (default: SPEC §1 location)")
+    parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    parser.add_argument(
+        "--now", metavar="ISO", help="evaluate as if the current time were ISO (audits, repeatable output)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog=PROG,
+        description="Browse, time-travel and repair a memharness memory store. "
+        "With no subcommand, opens the terminal app.",
+    )
+    p.add_argument("--db", metavar="PATH", help="database file (default: SPEC §1 location)")
+    p.add_argument("--readonly", action="store_true", help="open the app read-only")
+    p.add_argument("--demo", action="store_true", help="open the app on a ready demo store")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    r = sub.add_parser("recall", help="what the agent would recall")
+    _common(r)
+    r.add_argument("query", nargs="?", default="", help="search text (optional)")
+    r.add_argument("--subject", default="")
+    r.add_argument("--kind", choices=KINDS)
+    r.add_argument("--as-of", metavar="ISO", help="beliefs as they were at ISO")
+    r.add_argument("--limit", type=int, default=8)
+    r.add_argument("--max-tokens", type=int)
+    r.add_argument("--freshness", choices=FRESHNESS_FILTERS)
+    r.add_argument(
+        "--reinforce", action="store_true", help="update last_accessed_at like the agent's recall"
+    )
+
+    w = sub.add_parser("why", help="a fact with its supersession chain")
+    _common(w)
+    w.add_argument("id", type=int)
+
+    d = sub.add_parser("diff", help="learned / revised / retracted since a date")
+    _common(d)
+    d.add_argument("since", metavar="SINCE")
+    d.add_argument("--subject")
+
+    s = sub.add_parser("stats", help="totals and top subjects")
+    _common(s)
+
+    m = sub.add_parser("remember", help="record a new fact")
+    _common(m)
+    m.add_argument("subject")
+    m.add_argument("fact")
+    m.add_argument("--predicate", default="")
+    m.add_argument("--confidence", type=_number, default=1.0)
+    m.add_argument("--importance", type=_number, default=5)
+    m.add_argument("--kind", default="semantic")
+    _provenance(m)
+
+    v = sub.add_parser("revise", help="supersede a fact with a corrected one")
+    _common(v)
+    v.add_argument("id", type=int)
+    v.add_argument("fact", help="the new text")
+    v.add_argument("--confidence", type=_number, default=1.0)
+    v.add_argument("--importance", type=_number)
+    v.add_argument("--kind")
+    _provenance(v)
+
+    f = sub.add_parser("forget", help="retract a fact by id or every fact with a source_ref")
+    _common(f)
+    group = f.add_mutually_exclusive_group(required=True)
+    group.add_argument("--id", type=int, dest="fact_id")
+    group.add_argument("--source-ref")
+
+    try:
+        from .staleness.cli import add_parser as add_staleness
+    except ImportError:  # pragma: no cover - the engine ships with the package
+        pass
+    else:
+        add_staleness(sub)
+
+    sv = sub.add_parser("serve", help="serve the app to a browser on localhost")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--db", metavar="PATH")
+    sv.add_argument("--demo", action="store_true")
+    return p
+
+
+def _provenance(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--source-ref", default="")
+    p.add_argument("--source-agent", default="")
+    p.add_argument("--source-commit")
+    p.add_argument("--source-path")
+    p.add_argument("--valid-from", metavar="ISO")
+
+
+def _jsonable(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        d = asdict(value)
+        if "score" in d and d["score"] is None:
+            d.pop("score")
+        return d
+    return value
+
+
+def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+    if args.json:
+        print(json.dumps(data, default=_jsonable, ensure_ascii=False, indent=2))
+    else:
+        print(text)
+
+
+def _open(args: argparse.Namespace, *, readonly: bool) -> Store:
+    clock = None
+    if getattr(args, "now", None):
+        clock = FakeClock(normalize_iso(args.now, "--now"), step_ms=0)
+    return Store.open(args.db, clock=clock, readonly=readonly)
+
+
+def _cmd_recall(args: argparse.Namespace) -> int:
+    with _open(args, readonly=not args.reinforce) as store:
+        r = store.recall(
+            args.query,
+            subject=args.subject,
+            kind=args.kind,
+            as_of=args.as_of,
+            limit=args.limit,
+            max_tokens=args.max_tokens,
+            freshness=args.freshness,
+            reinforce=args.reinforce,
+        )
+    data = {
+        "ids": r.ids,
+        "scores": r.scores,
+        "as_of": r.as_of,
+        "truncated": r.truncated,
+        "used_fallback": r.used_fallback,
+        "facts": r.facts,
+    }
+    _emit(args, data, fmt.fmt_recall(r))
+    return 0
+
+
+def _cmd_why(args: argparse.Namespace) -> int:
+    with _open(args, readonly=True) as store:
+        w = store.why(args.id)
+    _emit(args, w, fmt.fmt_why(w))
+    return 0
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    with _open(args, readonly=True) as store:
+        d = store.diff(args.since, args.subject)
+    _emit(args, d, fmt.fmt_diff(d))
+    return 0
+
+
+def _cmd_stats(args: argparse.Namespace) -> int:
+    with _open(args, readonly=True) as store:
+        s = store.stats()
+    _emit(args, s, fmt.fmt_stats(s))
+    return 0
+
+
+def _cmd_remember(args: argparse.Namespace) -> int:
+    with _open(args, readonly=False) as store:
+        new_id, tx_at = store.remember(
+            args.subject,
+            args.fact,
+            predicate=args.predicate,
+            confidence=args.confidence,
+            importance=args.importance,
+            kind=args.kind,
+            source_ref=args.source_ref,
+            source_agent=args.source_agent,
+            source_commit=args.source_commit,
+            source_path=args.source_path,
+            valid_from=args.valid_from,
+        )
+        fact = store.get(new_id)
+    _emit(args, {"id": new_id, "tx_at": tx_at}, f"Stored {fmt.fmt_fact(fact)}")
+    return 0
+
+
+def _cmd_revise(args: argparse.Namespace) -> int:
+    with _open(args, readonly=False) as store:
+        old_id, new_id, tx_at = store.revise(
+            args.id,
+            args.fact,
+            confidence=args.confidence,
+            importance=args.importance,
+            kind=args.kind,
+            source_ref=args.source_ref,
+            source_agent=args.source_agent,
+            source_commit=args.source_commit,
+            source_path=args.source_path,
+            valid_from=args.valid_from,
+        )
+        fact = store.get(new_id)
+    data = {"old_id": old_id, "new_id": new_id, "tx_at": tx_at}
+    _emit(args, data, f"Revised #{old_id} → {fmt.fmt_fact(fact)}")
+    return 0
+
+
+def _cmd_forget(args: argparse.Namespace) -> int:
+    with _open(args, readonly=False) as store:
+        count, ids = store.forget(fact_id=args.fact_id, source_ref=args.source_ref)
+    text = (
+        f"Retracted {count} fact(s): " + ", ".join(f"#{i}" for i in ids)
+        if count
+        else "Nothing to retract (no live match)."
+    )
+    _emit(args, {"retracted_count": count, "retracted_ids": ids}, text)
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .tui.serve import serve
+
+    app_args: list[str] = []
+    if args.db:
+        app_args += ["--db", args.db]
+    if args.demo:
+        app_args.append("--demo")
+    serve(args.port, app_args)
+    return 0
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "recall": _cmd_recall,
+    "why": _cmd_why,
+    "diff": _cmd_diff,
+    "stats": _cmd_stats,
+    "remember": _cmd_remember,
+    "revise": _cmd_revise,
+    "forget": _cmd_forget,
+    "serve": _cmd_serve,
+}
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except UsageError as exc:
+        return _fail(str(exc))
+    try:
+        if args.command is None:
+            from .tui.app import run_app
+
+            return run_app(args.db, readonly=args.readonly, demo=args.demo)
+        if args.command == "staleness":
+            from .staleness.cli import run as run_staleness
+
+            return run_staleness(args)
+        return COMMANDS[args.command](args)
+    except MemharnessError as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never a traceback for the user
+        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

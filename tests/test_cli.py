@@ -1,0 +1,134 @@
+"""The headless CLI: SPEC §9 text or JSON, exit 0 on success, 2 and one line on bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memharness_tui.cli import main
+from tests.store.helpers import copy_fixture, dump_facts
+
+
+@pytest.fixture
+def v5(tmp_path: Path) -> Path:
+    return copy_fixture("v5.db", tmp_path)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_stats_prints_the_reference_text(v5: Path, capsys) -> None:
+    code, out, err = run(capsys, "stats", "--db", str(v5), "--now", "2026-01-10T22:00:55Z")
+    assert code == 0, err
+    assert out == (
+        f"DB: {v5}\nTotal facts ever: 43\nCurrent beliefs: 30\nTop subjects:\n"
+        "  project:memharness: 8\n  user: 8\n  project:acme: 7\n  team:platform: 4\n"
+        "  person:alice: 3\n"
+    )
+
+
+def test_recall_text_and_json(v5: Path, capsys) -> None:
+    code, out, _ = run(capsys, "recall", "engineer", "--db", str(v5), "--now", "2026-01-10T22:00:52Z")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "Current beliefs:"
+    assert lines[1].startswith("[#41] user (works_at) : works at Outerport as a principal engineer")
+    code, out, _ = run(
+        capsys, "recall", "engineer", "--db", str(v5), "--json", "--now", "2026-01-10T22:00:52Z"
+    )
+    data = json.loads(out)
+    assert data["ids"] == [41, 25, 28]
+    assert data["facts"][0]["subject"] == "user"
+
+
+def test_recall_never_writes_by_default(v5: Path, capsys) -> None:
+    before = dump_facts(v5)
+    assert run(capsys, "recall", "engineer", "--db", str(v5))[0] == 0
+    assert dump_facts(v5) == before
+
+
+def test_recall_reinforce_updates_last_accessed(v5: Path, capsys) -> None:
+    code, _, _ = run(capsys, "recall", "peanuts", "--db", str(v5), "--reinforce", "--now", "2026-02-01")
+    assert code == 0
+    row = next(r for r in dump_facts(v5) if r["id"] == 7)
+    assert row["last_accessed_at"] == "2026-02-01T00:00:00.001Z"
+
+
+def test_as_of_recall_shows_times(v5: Path, capsys) -> None:
+    code, out, _ = run(
+        capsys, "recall", "--subject", "user", "--as-of", "2026-01-06", "--db", str(v5), "--limit", "2"
+    )
+    assert code == 0
+    assert out.splitlines()[0] == "Beliefs as of 2026-01-06T00:00:00.000Z:"
+    assert "learned 2026-01-05" in out
+
+
+def test_why_and_diff(v5: Path, capsys) -> None:
+    code, out, _ = run(capsys, "why", "40", "--db", str(v5))
+    assert code == 0
+    assert out.splitlines()[1].startswith("  superseded ← [#34] project:acme (language)")
+    code, out, _ = run(capsys, "diff", "2026-01-10", "--db", str(v5))
+    assert code == 0
+    assert out.startswith("Memory changes since 2026-01-10T00:00:00.000Z:\n\nLEARNED (1):")
+
+
+def test_write_commands(tmp_path: Path, capsys) -> None:
+    db = str(tmp_path / "new" / "m.db")
+    code, out, err = run(capsys, "remember", "user", "likes tea", "--db", db, "--importance", "7")
+    assert code == 0, err
+    assert out.startswith("Stored [#1] user : likes tea  {conf=1.00, src=unknown, imp=7}")
+    code, out, _ = run(capsys, "revise", "1", "likes green tea", "--db", db, "--json")
+    assert code == 0 and json.loads(out)["new_id"] == 2
+    code, out, _ = run(capsys, "forget", "--id", "2", "--db", db)
+    assert code == 0 and out.strip() == "Retracted 1 fact(s): #2"
+    code, out, _ = run(capsys, "forget", "--id", "2", "--db", db)
+    assert code == 0 and "Nothing to retract" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["remember", "", "x"], "subject must be a non-empty string"),
+        (["remember", "s", "x", "--confidence", "1.5"], "confidence must be a number in [0, 1]"),
+        (["remember", "s", "x", "--importance", "5.5"], "importance must be an integer in [1, 10]"),
+        (["remember", "s", "x", "--valid-from", "2026-02-30"], "valid_from is not a valid date"),
+        (["revise", "99", "x"], "no fact #99"),
+        (["why", "99"], "no fact #99"),
+        (["forget", "--source-ref", "  "], "refusing to retract everything"),
+        (["recall", "--limit", "0"], "limit must be a positive integer"),
+        (["recall", "--as-of", "yesterday"], "as_of is not a valid ISO 8601"),
+        (["recall", "--kind", "weird"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_writes_nothing(
+    v5: Path, capsys, argv: list[str], needle: str
+) -> None:
+    before = dump_facts(v5)
+    code, out, err = run(capsys, *argv, "--db", str(v5))
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("memharness-tui: error: ")
+    assert needle in err
+    assert dump_facts(v5) == before
+
+
+def test_corrupt_file_is_one_clear_line(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"this is not sqlite at all" * 100)
+    before = bad.read_bytes()
+    code, _, err = run(capsys, "stats", "--db", str(bad))
+    assert code == 2
+    assert "not a usable SQLite database" in err and err.count("\n") == 1
+    assert bad.read_bytes() == before
+
+
+def test_missing_db_for_a_read_is_not_created(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "nope.db"
+    code, _, err = run(capsys, "stats", "--db", str(missing))
+    assert code == 2 and "no database at" in err
+    assert not missing.exists()
