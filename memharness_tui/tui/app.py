@@ -1,0 +1,263 @@
+"""The Textual app: what the agents believe, searchable, browsable, and travelable in time.
+
+Entry points for the CLI: ``run_app(db_path, readonly=..., demo=...)``; tests construct
+``MemharnessApp`` directly with a ready Store (FakeClock) and a fixed ``now``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.theme import BUILTIN_THEMES
+
+from memharness_tui import config
+from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
+from memharness_tui.tui.data import StoreGateway, StoreInfo, default_now, should_open_readonly
+from memharness_tui.tui.messages import OpenFact, StoreChanged
+from memharness_tui.tui.themes import (
+    DEFAULT_THEME,
+    ThemeProblem,
+    load_themes,
+    shipped_theme_files,
+    user_theme_files,
+)
+
+ReasonProvider = Callable[[Any], str | None]
+"""Seam for the staleness engine: given a Fact, a one-line reason for its verdict (or None)."""
+
+
+def _opener(path: str | None, readonly: bool) -> Callable[[], Any]:
+    def open_store() -> Any:
+        from memharness_tui.store import Store
+
+        ro = readonly or should_open_readonly(path)
+        return Store.open(path, readonly=ro)
+
+    return open_store
+
+
+class MemharnessApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "memharness"
+    COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands}
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark,f1", "help", "Help", id="app.help"),
+        Binding("ctrl+t", "pick_theme", "Theme", id="app.theme"),
+    ]
+
+    as_of: reactive[str | None] = reactive(None)
+    """None = current beliefs; a canonical timestamp = what was believed then (every list)."""
+
+    def __init__(
+        self,
+        source: Any = None,
+        *,
+        readonly: bool = False,
+        now: str | Callable[[], str] | None = None,
+        config_dir: Path | None = None,
+        search_debounce: float = 0.15,
+        reason_provider: ReasonProvider | None = None,
+    ) -> None:
+        """``source``: a ready Store (used inline, not closed by us), a zero-arg opener run on the
+        DB thread, or a path / None (SPEC §1 default) opened on the DB thread."""
+        super().__init__()
+        if source is None or isinstance(source, str | os.PathLike):
+            source = _opener(None if source is None else str(source), readonly)
+        self.gateway = StoreGateway(source)
+        self._now = now
+        self.config_dir = config_dir or config.config_dir()
+        self.settings = config.load_settings(self.config_dir)
+        self.search_debounce = search_debounce
+        self.reason_provider = reason_provider
+        self.info: StoreInfo | None = None
+        self._theme_origin: dict[str, str] = {}
+        self._theme_problems = self._register_themes()
+        wanted = self.settings.theme
+        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+
+    # ----- time -----------------------------------------------------------------------------
+    def now_iso(self) -> str:
+        """'Now' for ages shown on screen (fixed in tests, wall clock otherwise)."""
+        if self._now is None:
+            return default_now()
+        return self._now() if callable(self._now) else self._now
+
+    # ----- themes ---------------------------------------------------------------------------
+    def _register_themes(self) -> list[ThemeProblem]:
+        shipped, problems = load_themes(shipped_theme_files())
+        user, user_problems = load_themes(user_theme_files(config.user_themes_dir(self.config_dir)))
+        for theme in shipped:
+            self.register_theme(theme)
+            self._theme_origin[theme.name] = "memharness"
+        for theme in user:
+            self.register_theme(theme)
+            self._theme_origin[theme.name] = "yours"
+        return problems + user_problems
+
+    def theme_names(self) -> list[str]:
+        """Ours first, then the user's, then Textual's built-ins."""
+        order = {"memharness": 0, "yours": 1}
+        names = [n for n in self.available_themes if n != "textual-ansi"]
+        return sorted(names, key=lambda n: (order.get(self._theme_origin.get(n, ""), 2), n))
+
+    def theme_origin(self, name: str) -> str:
+        return self._theme_origin.get(name, "textual" if name in BUILTIN_THEMES else "")
+
+    def choose_theme(self, name: str) -> None:
+        """Apply a theme and remember it in the config dir (never beside the database)."""
+        self.theme = name
+        self.settings.theme = name
+        try:
+            config.save_settings(self.settings, self.config_dir)
+        except OSError as exc:
+            self.notify(f"Theme applied but not saved: {exc}", severity="warning")
+
+    def action_pick_theme(self) -> None:
+        from memharness_tui.tui.screens.modals import ThemePicker
+
+        def picked(name: str | None) -> None:
+            if name:
+                self.choose_theme(name)
+
+        self.push_screen(ThemePicker(), picked)
+
+    def action_change_theme(self) -> None:  # Textual's built-in "Theme" command → our picker
+        self.action_pick_theme()
+
+    # ----- lifecycle ------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        if self._theme_problems:
+            lines = "\n".join(str(p) for p in self._theme_problems)
+            n = len(self._theme_problems)
+            self.notify(lines, title=f"Skipped {n} theme file{'s' if n != 1 else ''}",
+                        severity="warning", timeout=8)
+        self._open_store()
+
+    def _open_store(self) -> None:
+        self.run_worker(self._open(), exclusive=True, group="open", exit_on_error=False)
+
+    async def _open(self) -> None:
+        from memharness_tui.tui.screens.main import MainScreen
+
+        try:
+            self.info = await self.gateway.open()
+            note = await self.gateway.call(lambda s: getattr(s, "migration_note", None))
+        except Exception as exc:  # noqa: BLE001 - any open failure becomes one readable modal
+            from memharness_tui.tui.screens.modals import ErrorModal
+
+            self.push_screen(ErrorModal("Cannot open the database", _message(exc), fatal=True))
+            return
+        self.sub_title = self.info.path
+        await self.push_screen(MainScreen())
+        if note:
+            self.notify(note, title="Database migrated", timeout=8)
+
+    def on_unmount(self) -> None:
+        self.gateway.close()
+
+    # ----- errors: the one place worker failures end up -------------------------------------
+    def report_error(self, exc: BaseException) -> None:
+        from memharness_tui.store.errors import MemharnessError
+
+        if isinstance(exc, MemharnessError):
+            self.notify(_message(exc), title=exc.code.replace("_", " ").lower(),
+                        severity="error", timeout=6)
+        else:
+            from memharness_tui.tui.screens.modals import ErrorModal
+
+            self.push_screen(ErrorModal("Something went wrong", _message(exc)))
+
+    # ----- navigation -----------------------------------------------------------------------
+    def on_open_fact(self, message: OpenFact) -> None:
+        self.open_fact(message.fact_id)
+
+    def open_fact(self, fact_id: int) -> None:
+        from memharness_tui.tui.screens.detail import FactDetailScreen
+
+        if isinstance(self.screen, FactDetailScreen):
+            self.screen.load(fact_id)
+        else:
+            self.push_screen(FactDetailScreen(fact_id))
+
+    def on_store_changed(self, _message: StoreChanged) -> None:
+        """Reload counts and lists after a write (issue #5's modals post this)."""
+        from memharness_tui.tui.screens.main import MainScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                screen.reload_all()
+
+    def main_screen(self) -> Any:
+        from memharness_tui.tui.screens.main import MainScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    def show_tab(self, tab: str, focus_search: bool = False) -> None:
+        main = self.main_screen()
+        if main is None:
+            return
+        while self.screen is not main:
+            self.pop_screen()
+        if focus_search:
+            main.action_focus_search()
+        else:
+            main.action_show_tab(tab)
+
+    def toggle_agent_view(self) -> None:
+        main = self.main_screen()
+        if main is not None:
+            self.show_tab("recall")
+            main.query_one("#recall-pane").action_toggle_agent_view()
+
+    def action_help(self) -> None:
+        from memharness_tui.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_time_travel(self) -> None:
+        from memharness_tui.tui.screens.modals import TimeTravelModal
+
+        def travelled(value: str | None) -> None:
+            if value is not None:
+                self.as_of = value or None
+
+        self.push_screen(TimeTravelModal(self.as_of), travelled)
+
+    def staleness_reason(self, fact: Any) -> str | None:
+        if self.reason_provider is None:
+            return None
+        try:
+            return self.reason_provider(fact)
+        except Exception as exc:  # noqa: BLE001 - a reason is a nicety; never crash the screen
+            return f"(could not explain: {exc})"
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text or type(exc).__name__
+
+
+def run_app(db_path: str | None, *, readonly: bool = False, demo: bool = False) -> int:
+    """Open the app on ``db_path`` (None → SPEC §1 default) or on the demo store; returns an exit code."""
+    if demo:
+        from memharness_tui.demo import ensure_demo
+
+        db, _repo = ensure_demo()
+        db_path = str(db)
+    app = MemharnessApp(db_path, readonly=readonly)
+    try:
+        result = app.run()
+    finally:
+        app.gateway.close()
+    return int(result or 0)

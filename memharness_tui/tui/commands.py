@@ -1,0 +1,79 @@
+"""Command palette providers, one per area. Each yields (title, help, callback) entries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, cast
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
+
+Entry = tuple[str, str, Callable[[], object]]
+
+
+class _EntriesProvider(Provider):
+    """Fuzzy-match a list of entries; subclasses say which entries apply right now."""
+
+    @property
+    def mapp(self) -> MemharnessApp:
+        return cast("MemharnessApp", self.app)
+
+    def entries(self) -> list[Entry]:
+        raise NotImplementedError
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self.entries():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self.entries():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+
+class AppCommands(_EntriesProvider):
+    """Global: tabs, time travel, theme, help."""
+
+    def entries(self) -> list[Entry]:
+        app = self.mapp
+        items: list[Entry] = [
+            ("Time travel: show beliefs as of…", "Set an as_of date or datetime", app.action_time_travel),
+            ("Time travel: back to now", "Leave time travel", partial(setattr, app, "as_of", None)),
+            ("Theme: pick…", "Choose and remember a colour theme", app.action_pick_theme),
+            ("Help: keys", "Every key the app understands", app.action_help),
+        ]
+        from memharness_tui.tui.screens.main import TABS
+
+        for tab, title, key in TABS:
+            items.append((f"Go to {title}", f"Switch to the {title} tab ({key})",
+                          partial(app.show_tab, tab)))
+        return items
+
+
+class RecallCommands(_EntriesProvider):
+    def entries(self) -> list[Entry]:
+        app = self.mapp
+        return [
+            ("Recall: search", "Focus the search box (/)", partial(app.show_tab, "recall", True)),
+            ("Recall: toggle agent view", "Show the exact text the agent's recall returns (a)",
+             app.toggle_agent_view),
+        ]
+
+
+class FactCommands(_EntriesProvider):
+    """``#123`` or ``open 123`` opens that fact."""
+
+    def entries(self) -> list[Entry]:
+        return []
+
+    async def search(self, query: str) -> Hits:
+        digits = query.strip().lstrip("#").removeprefix("open").strip().lstrip("#")
+        if digits.isdigit():
+            fact_id = int(digits)
+            yield Hit(1.0, f"Open fact #{fact_id}", partial(self.mapp.open_fact, fact_id),
+                      help="Show its detail and chain")

@@ -1,0 +1,1 @@
+"""Screens: the main tabbed screen, fact detail, and the modals."""

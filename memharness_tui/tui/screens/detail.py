@@ -1,0 +1,195 @@
+"""Fact detail: full text, provenance, both time axes, the pin, and the supersession chain."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, Tree
+
+from memharness_tui.tui.render import age, clean, freshness_badge, safe, status_label
+from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
+
+NARROW = 110  # below this width the chain goes under the text instead of beside it
+
+
+def _row(text: Text, label: str, value: Text | str, style: str = "") -> None:
+    text.append(f"{label:<14}", style="bold")
+    text.append_text(value if isinstance(value, Text) else safe(value, style))
+    text.append("\n")
+
+
+class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
+    AUTO_FOCUS = "#chain"
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="detail.back"),
+        Binding("left_square_bracket", "step(-1)", "Older", id="detail.older"),
+        Binding("right_square_bracket", "step(1)", "Newer", id="detail.newer"),
+    ]
+
+    def __init__(self, fact_id: int) -> None:
+        super().__init__()
+        self.fact_id = fact_id
+        self.why: Any = None
+        self.chain: list[Any] = []
+
+    @property
+    def mapp(self) -> MemharnessApp:
+        return cast("MemharnessApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="detail-body"):
+            with VerticalScroll(id="detail-main"):
+                yield Static(id="detail-title")
+                yield Static(id="detail-text", classes="box")
+                yield Static(id="detail-prov", classes="box")
+                yield Static(id="detail-time", classes="box")
+                yield Static(id="detail-pin", classes="box")
+            yield Tree("Supersession chain", id="chain")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#detail-text").border_title = "Fact"
+        self.query_one("#detail-prov").border_title = "Provenance"
+        self.query_one("#detail-time").border_title = "Time"
+        self.query_one("#detail-pin").border_title = "Pin"
+        chain = self.query_one("#chain", Tree)
+        chain.border_title = "Supersession chain"
+        chain.show_root = False
+        self.load(self.fact_id)
+
+    def on_resize(self) -> None:
+        self.query_one("#detail-body").set_class(self.size.width < NARROW, "narrow")
+
+    def load(self, fact_id: int) -> None:
+        self.fact_id = fact_id
+        self._load(fact_id)
+
+    @work(exclusive=True, group="detail", exit_on_error=False)
+    async def _load(self, fact_id: int) -> None:
+        why = await self.mapp.gateway.call(lambda s: s.why(fact_id))
+        self.why = why
+        self.chain = [*reversed(why.ancestors), why.fact, *why.descendants]
+        self._show(why)
+
+    # ----- rendering ----------------------------------------------------------------------
+    def _show(self, why: Any) -> None:
+        f = why.fact
+        self.sub_title = f"fact #{f.id}"
+        status, style = status_label(f)
+        title = Text()
+        title.append(f"#{f.id}  ", style="bold")
+        title.append_text(safe(f.subject, "bold", single_line=True, max_len=80))
+        if f.predicate:
+            title.append("  (")
+            title.append_text(safe(f.predicate, single_line=True, max_len=60))
+            title.append(")")
+        title.append("   ")
+        title.append(f" {status} ", style="reverse " + (style or "bold"))
+        self.query_one("#detail-title", Static).update(title)
+        self.query_one("#detail-text", Static).update(safe(f.fact))
+
+        prov = Text()
+        _row(prov, "agent", f.source_agent or "unknown", "" if f.source_agent else "dim")
+        _row(prov, "ref", f.source_ref or "—", "" if f.source_ref else "dim")
+        _row(prov, "confidence", f"{f.confidence:.2f}")
+        _row(prov, "importance", str(f.importance))
+        _row(prov, "kind", f.kind)
+        _row(prov, "last recalled", f.last_accessed_at or "never", "" if f.last_accessed_at else "dim")
+        prov.rstrip()
+        self.query_one("#detail-prov", Static).update(prov)
+
+        now = self.mapp.now_iso()
+        tm = Text()
+        tm.append("world time (valid)\n", style="italic dim")
+        _row(tm, "valid from", f.valid_from)
+        _row(tm, "valid to", f.valid_to or "now (still true)", "" if f.valid_to else "dim")
+        tm.append("record time (transaction)\n", style="italic dim")
+        _row(tm, "learned", f"{f.tx_at}  ({age(f.tx_at, now)})")
+        _row(tm, "retracted", f.retracted_at or "—", "bold" if f.retracted_at else "dim")
+        if f.superseded_by is not None:
+            _row(tm, "superseded by", f"#{f.superseded_by}")
+        tm.rstrip()
+        self.query_one("#detail-time", Static).update(tm)
+        self.query_one("#detail-pin", Static).update(self._pin_text(f, now))
+        self._fill_chain()
+
+    def _pin_text(self, f: Any, now: str) -> Text:
+        pin = Text()
+        if not f.is_pinned:
+            pin.append("not pinned to a commit", style="dim")
+            if f.freshness:
+                pin.append(f"  (verdict: {f.freshness})", style="dim")
+            return pin
+        where = (f"{f.source_path}@" if f.source_path else "(whole repo)@") + f.source_commit
+        _row(pin, "pinned at", where)
+        verdict = freshness_badge(self.app, f.freshness, True)
+        _row(pin, "verdict", verdict)
+        reason = self.mapp.staleness_reason(f)
+        if reason:
+            _row(pin, "reason", reason)
+        elif f.freshness:
+            _row(pin, "reason", "run a staleness pass to see why", "dim")
+        _row(pin, "checked head", (f.checked_head or "never checked")[:12],
+             "" if f.checked_head else "dim")
+        if f.checked_at:
+            _row(pin, "checked at", f"{f.checked_at}  ({age(f.checked_at, now)})")
+        else:
+            _row(pin, "checked at", "—", "dim")
+        pin.rstrip()
+        return pin
+
+    def _fill_chain(self) -> None:
+        tree = self.query_one("#chain", Tree)
+        tree.clear()
+        tree.root.expand()
+        cursor_line = 0
+        n = len(self.chain)
+        for i, f in enumerate(self.chain):
+            label = Text()
+            me = f.id == self.fact_id
+            marker = "● " if me else ("↑ " if i < self.chain.index(self.why.fact) else "↓ ")
+            label.append(marker, style="bold" if me else "dim")
+            label.append(f"#{f.id} ", style="bold" if me else "")
+            status, style = status_label(f)
+            label.append(f"{f.tx_at[:10]} ", style="dim")
+            label.append_text(safe(f.fact, style if not me else "bold", single_line=True,
+                                   max_len=48))
+            if status != "current":
+                label.append(f"  [{status}]", style="dim italic")
+            tree.root.add_leaf(label, data=f.id)
+            if me:
+                cursor_line = i
+        tree.border_subtitle = f"{n} version{'s' if n != 1 else ''}"
+        self.call_after_refresh(tree.move_cursor_to_line, cursor_line)
+
+    # ----- navigation ---------------------------------------------------------------------
+    @on(Tree.NodeSelected, "#chain")
+    def _jump(self, event: Tree.NodeSelected[int]) -> None:
+        target = event.node.data
+        if target is not None and target != self.fact_id:
+            self.load(target)
+
+    def action_step(self, delta: int) -> None:
+        ids = [f.id for f in self.chain]
+        if self.fact_id in ids:
+            i = ids.index(self.fact_id) + delta
+            if 0 <= i < len(ids):
+                self.load(ids[i])
+
+    def chain_ids(self) -> list[int]:
+        return [f.id for f in self.chain]
+
+    def text_of(self, widget_id: str) -> str:
+        """The plain text shown in one of the boxes (tests read it)."""
+        renderable = self.query_one(f"#{widget_id}", Static).render()
+        return renderable.plain if isinstance(renderable, Text) else clean(str(renderable))

@@ -1,0 +1,119 @@
+"""What changed since a date: learned / revised (was → now) / retracted, optionally per subject."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Button, DataTable, Input, Static
+
+from memharness_tui.tui.messages import OpenFact
+from memharness_tui.tui.render import cell, clean, parse_iso, theme_color
+from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
+
+ROWS_PER_SECTION = 300  # keep the table light; the summary says how many there are
+
+
+class DiffPane(WorkerErrorsToApp, Vertical):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.last_diff: Any = None
+
+    @property
+    def mapp(self) -> MemharnessApp:
+        return cast("MemharnessApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="diff-filters"):
+            yield Input(placeholder="since (2026-01-01 or 2026-01-01T09:00Z)", id="diff-since")
+            yield Input(placeholder="subject (optional)", id="diff-subject")
+            yield Button("Show changes", id="diff-run", variant="primary")
+        yield Static(id="diff-summary")
+        yield DataTable(id="diff-table", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#diff-table", DataTable)
+        for key, label in (("change", "Change"), ("id", "ID"), ("subject", "Subject"),
+                           ("fact", "Fact (was → now)"), ("when", "When")):
+            table.add_column(label, key=key)
+        week_ago = parse_iso(self.mapp.now_iso()) - timedelta(days=7)
+        self.query_one("#diff-since", Input).value = week_ago.strftime("%Y-%m-%d")
+        self.run_diff()
+
+    @on(Input.Submitted, "#diff-since, #diff-subject")
+    @on(Button.Pressed, "#diff-run")
+    def run_diff(self) -> None:
+        from memharness_tui.store.errors import InvalidInput
+        from memharness_tui.store.timeutil import normalize_iso
+
+        raw = self.query_one("#diff-since", Input).value.strip()
+        try:
+            since = normalize_iso(raw, "since")
+        except InvalidInput as exc:
+            self.query_one("#diff-summary", Static).update(
+                Text(f"✗ {clean(exc.message, single_line=True)}", style="bold red")
+            )
+            return
+        subject = self.query_one("#diff-subject", Input).value.strip() or None
+        self._diff(since, subject)
+
+    @work(exclusive=True, group="diff", exit_on_error=False)
+    async def _diff(self, since: str, subject: str | None) -> None:
+        diff = await self.mapp.gateway.call(lambda s: s.diff(since, subject=subject))
+        self.last_diff = diff
+        self._show(diff, subject)
+
+    def _show(self, diff: Any, subject: str | None) -> None:
+        table = self.query_one("#diff-table", DataTable)
+        table.clear()
+        ok = theme_color(self.app, "success", "green")
+        warn = theme_color(self.app, "warning", "yellow")
+        bad = theme_color(self.app, "error", "red")
+        for f in diff.learned[:ROWS_PER_SECTION]:
+            table.add_row(Text("+ learned", style=f"bold {ok}"), Text(str(f.id), style="dim"),
+                          cell(f.subject, max_len=24), cell(f.fact, max_len=80),
+                          Text(f.tx_at[:16].replace("T", " "), style="dim"), key=f"L{f.id}")
+        for pair in diff.revised[:ROWS_PER_SECTION]:
+            old, new = pair.old, pair.new
+            text = cell(old.fact, "strike dim", max_len=38)
+            text.append(" → ")
+            text.append_text(cell(new.fact, max_len=38) if new is not None
+                             else Text("(missing)", style="italic"))
+            shown = new if new is not None else old
+            table.add_row(Text("~ revised", style=f"bold {warn}"),
+                          Text(f"{old.id}→{new.id if new else '?'}", style="dim"),
+                          cell(old.subject, max_len=24), text,
+                          Text((old.valid_to or "")[:16].replace("T", " "), style="dim"),
+                          key=f"R{shown.id}")
+        for f in diff.retracted[:ROWS_PER_SECTION]:
+            table.add_row(Text("− retracted", style=f"bold {bad}"), Text(str(f.id), style="dim"),
+                          cell(f.subject, "dim", max_len=24), cell(f.fact, "dim", max_len=80),
+                          Text((f.retracted_at or "")[:16].replace("T", " "), style="dim"),
+                          key=f"X{f.id}")
+        summary = Text()
+        summary.append(f"Changes since {diff.since}", style="bold")
+        if subject:
+            summary.append(" for ")
+            summary.append(clean(subject, single_line=True, max_len=40), style="italic")
+        summary.append(":  ")
+        summary.append(f"{len(diff.learned)} learned", style=ok)
+        summary.append("  ·  ")
+        summary.append(f"{len(diff.revised)} revised", style=warn)
+        summary.append("  ·  ")
+        summary.append(f"{len(diff.retracted)} retracted", style=bad)
+        if max(len(diff.learned), len(diff.revised), len(diff.retracted)) > ROWS_PER_SECTION:
+            summary.append(f"  (first {ROWS_PER_SECTION} of each shown)", style="dim")
+        self.query_one("#diff-summary", Static).update(summary)
+
+    @on(DataTable.RowSelected, "#diff-table")
+    def _open(self, event: DataTable.RowSelected) -> None:
+        key = event.row_key.value
+        if key:
+            self.post_message(OpenFact(int(key[1:])))

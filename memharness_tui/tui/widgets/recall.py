@@ -1,0 +1,255 @@
+"""The recall pane: search as you type, filters, results table, and the agent's own view."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.suggester import SuggestFromList
+from textual.timer import Timer
+from textual.widgets import ContentSwitcher, DataTable, Input, Select, Static
+
+from memharness_tui.tui.messages import OpenFact
+from memharness_tui.tui.render import cell, clean, freshness_badge
+from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
+
+KIND_OPTIONS = ("semantic", "episodic", "procedural")
+FRESHNESS_OPTIONS = ("current", "stale", "unresolved", "unchecked")
+LIMIT_OPTIONS = (8, 25, 50, 100, 200)
+DEFAULT_LIMIT = 50
+NARROW = 120  # below this width the filters take two rows
+RESULT_COLUMNS = (
+    ("id", "ID"), ("subject", "Subject"), ("predicate", "Predicate"), ("fact", "Fact"),
+    ("conf", "Conf"), ("imp", "Imp"), ("kind", "Kind"), ("fresh", "Freshness"), ("score", "Score"),
+)
+
+
+@dataclass(frozen=True)
+class RecallParams:
+    query: str = ""
+    subject: str = ""
+    kind: str | None = None
+    freshness: str | None = None
+    limit: int = DEFAULT_LIMIT
+    as_of: str | None = None
+
+    def kwargs(self) -> dict[str, Any]:
+        return {
+            "subject": self.subject, "kind": self.kind, "as_of": self.as_of,
+            "limit": self.limit, "freshness": self.freshness,
+            "reinforce": False,  # SPEC §5: browsing never changes what the agent recalls
+        }
+
+
+class RecallPane(WorkerErrorsToApp, Vertical):
+    """Search box + filters over ``Store.recall``; a page of results and more on demand."""
+
+    BINDINGS = [
+        Binding("a", "toggle_agent_view", "Agent view", id="recall.agent_view"),
+        Binding("m", "more", "More", id="recall.more"),
+        Binding("escape", "leave_input", "To results", show=False, id="recall.leave_input"),
+    ]
+
+    agent_view: reactive[bool] = reactive(False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._timer: Timer | None = None
+        self._extra = 0  # results loaded beyond the limit by "more"
+        self.params = RecallParams()
+        self.last_result: Any = None
+
+    @property
+    def mapp(self) -> MemharnessApp:
+        return cast("MemharnessApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="recall-filters"):
+            yield Input(placeholder="Search facts — type to search…", id="search")
+            yield Select([(f"top {n}", n) for n in LIMIT_OPTIONS], value=DEFAULT_LIMIT,
+                         allow_blank=False, id="limit-filter")
+            yield Input(placeholder="subject (any)", id="subject-filter")
+            yield Select([(k, k) for k in KIND_OPTIONS], prompt="any kind", id="kind-filter")
+            yield Select([(f, f) for f in FRESHNESS_OPTIONS], prompt="any freshness",
+                         id="freshness-filter")
+        yield Static(id="recall-status")
+        with ContentSwitcher(initial="results", id="recall-switcher"):
+            yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="agent-view"):
+                yield Static(id="agent-text")
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < NARROW, "narrow")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#results", DataTable)
+        for key, label in RESULT_COLUMNS:
+            table.add_column(label, key=key)
+        self.watch(self.app, "as_of", self._as_of_changed, init=False)
+        self.load_subject_suggestions()
+        self.run_search()
+
+    # ----- inputs -------------------------------------------------------------------------
+    @on(Input.Changed, "#search, #subject-filter")
+    def _typed(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        delay = self.mapp.search_debounce
+        if delay <= 0:
+            self.run_search()
+        else:
+            self._timer = self.set_timer(delay, self.run_search)
+
+    @on(Input.Submitted, "#search, #subject-filter")
+    def _submitted(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self.run_search()
+        self.query_one("#results", DataTable).focus()
+
+    @on(Select.Changed)
+    def _selected(self) -> None:
+        self.run_search()
+
+    def _as_of_changed(self, _value: str | None) -> None:
+        self.load_subject_suggestions()
+        self.run_search()
+
+    def current_params(self) -> RecallParams:
+        kind = self.query_one("#kind-filter", Select).value
+        fresh = self.query_one("#freshness-filter", Select).value
+        limit = self.query_one("#limit-filter", Select).value
+        return RecallParams(
+            query=self.query_one("#search", Input).value.strip(),
+            subject=self.query_one("#subject-filter", Input).value.strip(),
+            kind=kind if isinstance(kind, str) else None,
+            freshness=fresh if isinstance(fresh, str) else None,
+            limit=limit if isinstance(limit, int) else DEFAULT_LIMIT,
+            as_of=self.mapp.as_of,
+        )
+
+    def run_search(self, *, more: bool = False) -> None:
+        if not more:
+            self._extra = 0
+        params = self.current_params()
+        self.params = params
+        self._search(replace(params, limit=params.limit + self._extra), params.limit, more)
+
+    # ----- workers ------------------------------------------------------------------------
+    @work(exclusive=True, group="recall", exit_on_error=False)
+    async def _search(self, params: RecallParams, base_limit: int, keep_cursor: bool) -> None:
+        result = await self.mapp.gateway.call(lambda s: s.recall(params.query, **params.kwargs()))
+        agent_text: str | None = None
+        if self.agent_view:
+            agent_text = await self._agent_text(params, base_limit, result)
+        self._show(params, result, keep_cursor)
+        if agent_text is not None:
+            self._show_agent_text(agent_text)
+
+    async def _agent_text(self, params: RecallParams, base_limit: int, result: Any) -> str:
+        from memharness_tui.store import formats
+
+        if params.limit != base_limit:
+            p = replace(params, limit=base_limit)
+            result = await self.mapp.gateway.call(lambda s: s.recall(p.query, **p.kwargs()))
+        return formats.fmt_recall(result)
+
+    @work(exclusive=True, group="recall-agent", exit_on_error=False)
+    async def _refresh_agent_view(self) -> None:
+        p = self.params
+        result = await self.mapp.gateway.call(lambda s: s.recall(p.query, **p.kwargs()))
+        self._show_agent_text(await self._agent_text(p, p.limit, result))
+
+    @work(exclusive=True, group="recall-subjects", exit_on_error=False)
+    async def load_subject_suggestions(self) -> None:
+        as_of = self.mapp.as_of
+        subjects = await self.mapp.gateway.call(lambda s: s.subjects(as_of=as_of))
+        names = [s.subject for s in subjects]
+        self.query_one("#subject-filter", Input).suggester = SuggestFromList(
+            names, case_sensitive=False
+        )
+
+    # ----- display ------------------------------------------------------------------------
+    def _show(self, params: RecallParams, result: Any, keep_cursor: bool) -> None:
+        self.last_result = result
+        table = self.query_one("#results", DataTable)
+        row = table.cursor_row if keep_cursor else 0
+        table.clear()
+        for f in result.facts:
+            score = "" if f.score is None else f"{f.score:.4f}"
+            table.add_row(
+                Text(str(f.id), style="dim"),
+                cell(f.subject, max_len=24),
+                cell(f.predicate, max_len=16),
+                cell(f.fact, max_len=72),
+                Text(f"{f.confidence:.2f}", justify="right"),
+                Text(str(f.importance), justify="right"),
+                Text(f.kind),
+                freshness_badge(self.app, f.freshness, f.is_pinned),
+                Text(score, justify="right"),
+                key=str(f.id),
+            )
+        if result.facts:
+            table.move_cursor(row=min(row, len(result.facts) - 1), animate=False)
+        self._status(params, result)
+
+    def _status(self, params: RecallParams, result: Any) -> None:
+        n = len(result.facts)
+        text = Text()
+        if n == 0:
+            text.append("No matching memories.", style="bold")
+        else:
+            text.append(f"{n} result{'s' if n != 1 else ''}", style="bold")
+            if n >= params.limit + self._extra:
+                text.append("  ·  m: more", style="dim")
+        if params.query:
+            text.append("  ·  for ")
+            text.append(clean(params.query, single_line=True, max_len=40), style="italic")
+        if result.used_fallback:
+            text.append("  ·  substring match (no full-text hit)", style="bold")
+        if result.truncated:
+            text.append("  ·  truncated", style="dim")
+        if result.as_of:
+            text.append(f"  ·  as of {result.as_of}", style="bold reverse")
+        text.append("  ·  a: agent view" if not self.agent_view else "  ·  a: table", style="dim")
+        self.query_one("#recall-status", Static).update(text)
+
+    def _show_agent_text(self, value: str) -> None:
+        self.query_one("#agent-text", Static).update(Text(clean(value)))
+
+    # ----- actions ------------------------------------------------------------------------
+    def watch_agent_view(self, on_: bool) -> None:
+        self.query_one("#recall-switcher", ContentSwitcher).current = (
+            "agent-view" if on_ else "results"
+        )
+        if on_:
+            self._refresh_agent_view()
+        if self.last_result is not None:
+            self._status(self.params, self.last_result)
+
+    def action_toggle_agent_view(self) -> None:
+        self.agent_view = not self.agent_view
+
+    def action_more(self) -> None:
+        self._extra += self.params.limit
+        self.run_search(more=True)
+
+    def action_leave_input(self) -> None:
+        self.query_one("#results", DataTable).focus()
+
+    def focus_search(self) -> None:
+        self.query_one("#search", Input).focus()
+
+    @on(DataTable.RowSelected, "#results")
+    def _open(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.post_message(OpenFact(int(event.row_key.value)))

@@ -1,0 +1,186 @@
+"""Browse by subject: every subject with counts; its facts, current first, history on demand."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.widgets import DataTable, Input, Static
+
+from memharness_tui.tui.messages import OpenFact
+from memharness_tui.tui.render import cell, clean, freshness_badge, status_label
+from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
+
+SUBJECTS_SHOWN = 500  # a DataTable measures every cell; filter to find the rest
+FACTS_PAGE = 200
+
+
+class SubjectsPane(WorkerErrorsToApp, Horizontal):
+    BINDINGS = [
+        Binding("h", "toggle_history", "History", id="subjects.history"),
+        Binding("m", "more", "More", id="subjects.more"),
+    ]
+
+    include_history: reactive[bool] = reactive(False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.subjects: list[Any] = []
+        self.subject: str | None = None
+        self._offset = 0
+
+    @property
+    def mapp(self) -> MemharnessApp:
+        return cast("MemharnessApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="subject-side"):
+            yield Input(placeholder="filter subjects", id="subject-search")
+            yield DataTable(id="subject-list", cursor_type="row")
+        with Vertical(id="subject-main"):
+            yield Static(id="subject-title")
+            yield DataTable(id="subject-facts", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        side = self.query_one("#subject-list", DataTable)
+        side.add_column("Subject", key="subject")
+        side.add_column("Now", key="current")
+        side.add_column("All", key="total")
+        facts = self.query_one("#subject-facts", DataTable)
+        for key, label in (("id", "ID"), ("status", "Status"), ("predicate", "Predicate"),
+                           ("fact", "Fact"), ("conf", "Conf"), ("fresh", "Freshness"),
+                           ("learned", "Learned")):
+            facts.add_column(label, key=key)
+        self.watch(self.app, "as_of", lambda _v: self.reload(), init=False)
+        self.reload()
+
+    def reload(self) -> None:
+        self._load_subjects()
+
+    @work(exclusive=True, group="subjects", exit_on_error=False)
+    async def _load_subjects(self) -> None:
+        as_of = self.mapp.as_of
+        self.subjects = await self.mapp.gateway.call(lambda s: s.subjects(as_of=as_of))
+        self._fill_subjects()
+        if self.subject is not None:
+            self.load_facts()
+
+    def _fill_subjects(self) -> None:
+        needle = self.query_one("#subject-search", Input).value.strip().casefold()
+        table = self.query_one("#subject-list", DataTable)
+        table.clear()
+        shown = [s for s in self.subjects if needle in s.subject.casefold()] if needle else list(
+            self.subjects
+        )
+        for s in shown[:SUBJECTS_SHOWN]:
+            table.add_row(
+                cell(s.subject, max_len=28),
+                Text(str(s.current), justify="right"),
+                Text(str(s.total), justify="right", style="dim"),
+                key=s.subject,
+            )
+        table.border_subtitle = (
+            f"{min(len(shown), SUBJECTS_SHOWN)} of {len(shown)}" if len(shown) > SUBJECTS_SHOWN
+            else f"{len(shown)} subjects"
+        )
+        if self.subject is None:
+            self._title()
+
+    @on(Input.Changed, "#subject-search")
+    def _filter(self) -> None:
+        self._fill_subjects()
+
+    @on(Input.Submitted, "#subject-search")
+    def _filter_done(self) -> None:
+        self.query_one("#subject-list", DataTable).focus()
+
+    @on(DataTable.RowHighlighted, "#subject-list")
+    def _highlight(self, event: DataTable.RowHighlighted) -> None:
+        subject = event.row_key.value
+        if subject is not None and subject != self.subject:
+            self.subject = subject
+            self.load_facts()
+
+    @on(DataTable.RowSelected, "#subject-list")
+    def _choose(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            if event.row_key.value != self.subject:
+                self.subject = event.row_key.value
+                self.load_facts()
+            self.query_one("#subject-facts", DataTable).focus()
+
+    def choose(self, subject: str) -> None:
+        """Select a subject programmatically (commands, tests)."""
+        self.subject = subject
+        self.load_facts()
+
+    def load_facts(self, *, more: bool = False) -> None:
+        self._offset = self._offset + FACTS_PAGE if more else 0
+        self._load_facts(self.subject, self.include_history, self.mapp.as_of, self._offset)
+
+    @work(exclusive=True, group="subject-facts", exit_on_error=False)
+    async def _load_facts(self, subject: str | None, history: bool, as_of: str | None,
+                          offset: int) -> None:
+        if subject is None:
+            return
+        facts = await self.mapp.gateway.call(
+            lambda s: s.list_facts(subject, include_history=history, as_of=as_of,
+                                   offset=offset, limit=FACTS_PAGE)
+        )
+        table = self.query_one("#subject-facts", DataTable)
+        if offset == 0:
+            table.clear()
+        for f in facts:
+            label, style = status_label(f)
+            table.add_row(
+                Text(str(f.id), style="dim"),
+                Text(label, style=style or "bold"),
+                cell(f.predicate, style, max_len=16),
+                cell(f.fact, style, max_len=72),
+                Text(f"{f.confidence:.2f}", style=style, justify="right"),
+                freshness_badge(self.app, f.freshness, f.is_pinned) if not style
+                else Text("", style=style),
+                Text(f.tx_at[:10], style=style or "dim"),
+                key=str(f.id),
+            )
+        self._title(len(facts) == FACTS_PAGE)
+
+    def _title(self, has_more: bool = False) -> None:
+        text = Text()
+        if self.subject is None:
+            text.append("Choose a subject on the left.", style="dim")
+        else:
+            text.append(clean(self.subject, single_line=True, max_len=60), style="bold")
+            text.append("  ·  ")
+            text.append("with history (superseded and retracted, dimmed)" if self.include_history
+                        else "current beliefs", style="italic")
+            text.append("  ·  h: " + ("hide history" if self.include_history else "show history"),
+                        style="dim")
+            if has_more:
+                text.append("  ·  m: more", style="dim")
+        if self.mapp.as_of:
+            text.append(f"  ·  as of {self.mapp.as_of}", style="bold reverse")
+        self.query_one("#subject-title", Static).update(text)
+
+    def watch_include_history(self, _value: bool) -> None:
+        if self.is_mounted:
+            self.load_facts()
+
+    def action_toggle_history(self) -> None:
+        self.include_history = not self.include_history
+
+    def action_more(self) -> None:
+        self.load_facts(more=True)
+
+    @on(DataTable.RowSelected, "#subject-facts")
+    def _open(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.post_message(OpenFact(int(event.row_key.value)))
