@@ -70,9 +70,16 @@ class Verdict:
     resolved: str | None = None  # the full commit SHA the pin resolved to
     backfilled: bool = False
 
+    @property
+    def pin(self) -> str:
+        """The pin as SPEC §9 shows it: ``PATH@SHA7`` (or ``SHA7`` without a path)."""
+        sha = short_sha(self.commit)
+        return f"{self.path}@{sha}" if self.path else sha
+
     def to_dict(self) -> dict[str, object]:
         return {
             "id": self.fact_id,
+            "pin": self.pin,
             "freshness": self.freshness,
             "reason": self.reason,
             "commit": self.commit,

@@ -132,3 +132,40 @@ def build_scenario(root: Path) -> Scenario:
 def clone(src: Path, dest: Path, *args: str) -> Path:
     git(dest.parent, "clone", "-q", *args, src.as_uri() if "--depth" in args else str(src), str(dest))
     return dest
+
+
+SOURCE_AXIS = ("source_commit", "source_path", "freshness", "checked_at", "checked_head")
+
+
+def make_store(db: Path, facts: list[dict[str, object]], *, start: str = "2026-02-01") -> list[int]:
+    """Create a store at ``db`` holding ``facts`` (remember kwargs); returns their ids."""
+    from memharness_tui.store import FakeClock, Store
+
+    store = Store.open(str(db), clock=FakeClock(start))
+    try:
+        ids = []
+        for f in facts:
+            kw = dict(f)
+            subject = str(kw.pop("subject", "proj"))
+            text = str(kw.pop("fact", f"fact {len(ids)}"))
+            ids.append(store.remember(subject, text, **kw)[0])  # type: ignore[arg-type]
+        return ids
+    finally:
+        store.close()
+
+
+def rows(db: Path) -> dict[int, dict[str, object]]:
+    """Every row of facts, by id, read with plain sqlite3 (read-only)."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)
+    conn.row_factory = sqlite3.Row
+    try:
+        return {r["id"]: dict(r) for r in conn.execute("SELECT * FROM facts ORDER BY id")}
+    finally:
+        conn.close()
+
+
+def file_bytes(folder: Path) -> dict[str, bytes]:
+    """The bytes of every file in a folder (to prove nothing was written)."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}

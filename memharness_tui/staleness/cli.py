@@ -1,0 +1,199 @@
+"""``memharness-tui staleness``: the headless pass, for git hooks and scripts.
+
+Prints ``checked N / current C / stale S / unresolved U`` (``/ backfilled B``
+when non-zero) and then the stale ids to stderr, as the reference bin does;
+``--json`` prints the whole report to stdout. Exit codes: 0 ran; 1 ran and found
+stale facts, only with ``--fail-on-stale``; 2 bad input or unusable repo or
+database (nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .git import RepoError, find_repo
+from .runner import PassReport, StalenessPass
+
+__all__ = ["add_parser", "build_parser", "main", "run"]
+
+PROG = "memharness-tui"
+
+
+class _UsageError(Exception):
+    pass
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the ``staleness`` subcommand to an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "staleness",
+        help="judge pinned facts against git (current / stale / unresolved)",
+        description=(
+            "Judge every live pinned fact against git HEAD and record the verdicts. "
+            "Summary and stale ids go to stderr. Exit 0 ran, 1 stale found "
+            "(only with --fail-on-stale), 2 bad input or unusable repo (nothing written)."
+        ),
+    )
+    configure_parser(p)
+
+
+def configure_parser(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--db",
+        metavar="PATH",
+        help="the memharness database (default: $MEMHARNESS_DB, else the SPEC §1 location)",
+    )
+    p.add_argument(
+        "--repo",
+        metavar="PATH",
+        action="append",
+        default=None,
+        help="a git repo to check against; repeat for several (default: the repo around .)",
+    )
+    p.add_argument("--check", action="store_true", help="check only: compute, write nothing")
+    p.add_argument(
+        "--downgrade",
+        action="store_true",
+        help="revise newly stale facts with confidence x FACTOR (never retracts)",
+    )
+    # parsed in run() so a bad value is one clear line, not a usage dump
+    p.add_argument("--factor", metavar="F", default=None, help="downgrade factor in (0, 1], default 0.5")
+    p.add_argument("--json", action="store_true", help="print a JSON report to stdout")
+    p.add_argument(
+        "--fail-on-stale", action="store_true", help="exit 1 when any fact is stale"
+    )
+    p.add_argument("--batch-size", type=int, default=200, help=argparse.SUPPRESS)
+    p.set_defaults(func=run)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A standalone parser (``memharness-tui staleness …``) for tests and scripts."""
+    parser = argparse.ArgumentParser(prog=PROG)
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return run(args)
+
+
+def _error(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _factor(args: argparse.Namespace) -> float:
+    raw = getattr(args, "factor", None)
+    if raw is None:
+        return 0.5
+    if not getattr(args, "downgrade", False):
+        raise _UsageError("--factor only makes sense with --downgrade")
+    try:
+        f = float(raw)
+    except (TypeError, ValueError):
+        raise _UsageError(f"--factor must be a number in (0, 1], got {raw!r}") from None
+    if not math.isfinite(f) or not 0 < f <= 1:
+        raise _UsageError(f"--factor must be a number in (0, 1], got {raw!r}")
+    return f
+
+
+def _db_path(args: argparse.Namespace) -> str:
+    raw = getattr(args, "db", None)
+    if raw is None:
+        from memharness_tui.paths import default_db_path
+
+        raw = default_db_path()
+    if raw == ":memory:":
+        raise _UsageError("an in-memory database (:memory:) has no facts to check; use --db PATH")
+    path = Path(raw).expanduser()
+    if path.is_dir():
+        raise _UsageError(f"{path} is a folder, not a database file")
+    if not path.exists():
+        raise _UsageError(f"no database at {path} (use --db PATH or set MEMHARNESS_DB)")
+    return str(path)
+
+
+def _repos(args: argparse.Namespace) -> list[Path]:
+    given = getattr(args, "repo", None)
+    if given:
+        return [Path(r).expanduser() for r in given]
+    here = find_repo(Path.cwd())
+    if here is None:
+        raise _UsageError(f"{os.getcwd()} is not inside a git repository; use --repo PATH")
+    return [here]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the headless pass from parsed arguments; returns the exit code."""
+    from memharness_tui.store.errors import MemharnessError
+
+    try:
+        if args.check and args.downgrade:
+            raise _UsageError("--check and --downgrade cannot be combined")
+        factor = _factor(args)
+        batch = getattr(args, "batch_size", 200)
+        if not isinstance(batch, int) or batch < 1:
+            raise _UsageError("--batch-size must be a positive integer")
+        repos = _repos(args)
+        db = _db_path(args)
+        spass = StalenessPass(
+            db,
+            repos,
+            check_only=args.check,
+            downgrade=args.downgrade,
+            factor=factor,
+            batch_size=batch,
+        )
+        spass.open_checkers()  # fail on a bad repo before the database is opened
+        report = spass.run()
+    except _UsageError as e:
+        return _error(str(e))
+    except RepoError as e:
+        return _error(str(e))
+    except MemharnessError as e:
+        return _error(e.message)
+    except (OSError, ValueError) as e:
+        return _error(str(e))
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    _print(report, as_json=args.json)
+    if args.fail_on_stale and report.stale:
+        return 1
+    return 0
+
+
+def _print(report: PassReport, *, as_json: bool) -> None:
+    err = sys.stderr
+    print(report.summary_line(), file=err)
+    if report.stale_ids:
+        print("stale: " + " ".join(f"#{i}" for i in report.stale_ids), file=err)
+    if report.downgraded:
+        pairs = " ".join(f"#{o}->#{n}" for o, n in report.downgraded)
+        print(f"downgraded: {pairs}", file=err)
+    if report.skipped:
+        print(
+            "skipped (changed by another writer during the pass): "
+            + " ".join(f"#{i}" for i in report.skipped),
+            file=err,
+        )
+    if as_json:
+        try:
+            json.dump(report.to_dict(), sys.stdout, indent=2)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # `… --json | head`: the reader left; not our error
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,396 @@
+"""The staleness pass: judge every live pinned fact against git, write verdicts in batches.
+
+Built to run in a worker thread: the pass opens its own Store (its own database
+connection) and its own ``GitChecker`` per repo inside :meth:`StalenessPass.iter_batches`,
+so everything libgit2 and SQLite touches lives in the thread that iterates.
+A UI either calls :meth:`run` in a worker (progress via ``on_progress``) or drives
+:meth:`iter_batches` itself, one batch per ``next()``, for deterministic tests.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .git import GitChecker, RepoError
+from .pins import Pin, normalize_path, parse_source_ref
+from .verdicts import CURRENT, STALE, UNRESOLVED, Verdict, classify, classify_many
+
+__all__ = [
+    "DOWNGRADE_AGENT",
+    "PassProgress",
+    "PassReport",
+    "StalenessPass",
+    "WorkItem",
+    "summary_line",
+]
+
+#: ``source_agent`` of rows written by downgrade mode. A live row written by it is
+#: not downgraded again by a later pass (so repeated hooks do not halve it each time).
+DOWNGRADE_AGENT = "memharness-tui/staleness"
+_PAGE = 2000
+
+
+def summary_line(checked: int, current: int, stale: int, unresolved: int, backfilled: int) -> str:
+    """``checked N / current C / stale S / unresolved U`` (+ `` / backfilled B`` when non-zero)."""
+    line = f"checked {checked} / current {current} / stale {stale} / unresolved {unresolved}"
+    return line + (f" / backfilled {backfilled}" if backfilled else "")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkItem:
+    """One fact to judge: its stored pin, or a pin parsed from source_ref (backfill)."""
+
+    fact_id: int
+    commit: str
+    path: str | None
+    backfill: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PassProgress:
+    """A progress event; safe to hand to another thread (immutable, plain data).
+
+    The first event of a pass has ``checked == 0`` and carries ``total``; one more
+    follows each batch; the last has ``done`` set (and ``cancelled`` if so).
+    """
+
+    checked: int
+    current: int
+    stale: int
+    unresolved: int
+    backfilled: int
+    total: int
+    fact_id: int | None = None  # the last fact judged
+    verdicts: tuple[Verdict, ...] = ()  # this batch's verdicts
+    done: bool = False
+    cancelled: bool = False
+
+    @property
+    def fraction(self) -> float:
+        return 1.0 if self.total == 0 else self.checked / self.total
+
+    def summary_line(self) -> str:
+        return summary_line(self.checked, self.current, self.stale, self.unresolved, self.backfilled)
+
+
+@dataclass(slots=True)
+class PassReport:
+    """What a pass found (and wrote, unless check-only)."""
+
+    total: int = 0
+    checked: int = 0
+    current: int = 0
+    stale: int = 0
+    unresolved: int = 0
+    backfilled: int = 0
+    stale_ids: list[int] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    downgraded: list[tuple[int, int]] = field(default_factory=list)  # (old id, new id)
+    skipped: list[int] = field(default_factory=list)  # revised or retracted by others mid-pass
+    heads: dict[str, str] = field(default_factory=dict)  # repo path -> HEAD SHA
+    elapsed: float = 0.0
+    cancelled: bool = False
+    check_only: bool = False
+
+    def summary_line(self) -> str:
+        """Exactly the headless command's first line."""
+        return summary_line(self.checked, self.current, self.stale, self.unresolved, self.backfilled)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "summary": self.summary_line(),
+            "total": self.total,
+            "checked": self.checked,
+            "current": self.current,
+            "stale": self.stale,
+            "unresolved": self.unresolved,
+            "backfilled": self.backfilled,
+            "stale_ids": list(self.stale_ids),
+            "downgraded": [{"old_id": o, "new_id": n} for o, n in self.downgraded],
+            "skipped": list(self.skipped),
+            "repos": [{"path": p, "head": h} for p, h in self.heads.items()],
+            "check_only": self.check_only,
+            "cancelled": self.cancelled,
+            "elapsed_seconds": round(self.elapsed, 6),
+            "verdicts": [v.to_dict() for v in self.verdicts],
+        }
+
+
+class StalenessPass:
+    """One pass over the store's pinned facts against one or more repos.
+
+    ``db_path``: the store file (opened by the pass, in the thread that runs it).
+    ``repos``: repo paths (work tree, subfolder or bare); a pin is judged in the
+    repo where its commit exists. ``check_only`` opens the store read-only and
+    writes nothing. ``downgrade`` revises each newly stale fact with confidence ×
+    ``factor``. ``on_progress`` is called from the running thread after each batch.
+    """
+
+    def __init__(
+        self,
+        db_path: str | os.PathLike[str],
+        repos: Sequence[str | os.PathLike[str]],
+        *,
+        check_only: bool = False,
+        downgrade: bool = False,
+        factor: float = 0.5,
+        batch_size: int = 200,
+        on_progress: Callable[[PassProgress], None] | None = None,
+        clock: Any = None,
+        store_factory: Callable[..., Any] | None = None,
+    ) -> None:
+        if not repos:
+            raise ValueError("a staleness pass needs at least one repo")
+        if check_only and downgrade:
+            raise ValueError("check-only and downgrade cannot be combined")
+        if isinstance(factor, bool) or not isinstance(factor, int | float) or not 0 < factor <= 1:
+            raise ValueError(f"downgrade factor must be a number in (0, 1], got {factor!r}")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self.db_path = str(db_path)
+        self.repos = [Path(r) for r in repos]
+        self.check_only = check_only
+        self.downgrade = downgrade
+        self.factor = float(factor)
+        self.batch_size = batch_size
+        self.on_progress = on_progress
+        self.clock = clock
+        self._store_factory = store_factory
+        self._cancel = threading.Event()
+        self.report = PassReport(check_only=check_only)
+
+    # -- control ---------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Ask the pass to stop before its next batch (thread-safe)."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def run(self) -> PassReport:
+        """Run the whole pass in this thread; return the report."""
+        for event in self.iter_batches():
+            if self.on_progress is not None:
+                self.on_progress(event)
+        return self.report
+
+    # -- the pass --------------------------------------------------------
+
+    def open_checkers(self) -> list[GitChecker]:
+        """Open every repo (raises RepoError before anything is written)."""
+        checkers: list[GitChecker] = []
+        seen: set[Path] = set()
+        for r in self.repos:
+            ch = GitChecker(r)
+            if ch.path not in seen:
+                seen.add(ch.path)
+                checkers.append(ch)
+        return checkers
+
+    def _open_store(self) -> Any:
+        if self._store_factory is not None:
+            return self._store_factory(self.db_path, clock=self.clock, readonly=self.check_only)
+        from memharness_tui.store import Store
+
+        return Store.open(self.db_path, clock=self.clock, readonly=self.check_only)
+
+    def iter_batches(self) -> Iterator[PassProgress]:
+        """Run the pass one batch per ``next()``; yields a start event, then one per batch.
+
+        Raises RepoError (or the store's error) before writing anything when a repo
+        or the database cannot be used. Closing the generator early leaves every
+        written batch whole and the rest untouched.
+        """
+        started = time.perf_counter()
+        report = self.report = PassReport(check_only=self.check_only)
+        checkers = self.open_checkers()
+        report.heads = {str(c.path): c.head for c in checkers}
+        store = self._open_store()
+        try:
+            work = self.work_list(store)
+            report.total = len(work)
+            yield self._event(report)
+            judge = _Judge(checkers)
+            for start in range(0, len(work), self.batch_size):
+                if self._cancel.is_set():
+                    report.cancelled = True
+                    break
+                batch = work[start : start + self.batch_size]
+                verdicts = [judge(item) for item in batch]
+                if not self.check_only:
+                    verdicts = self._write(store, verdicts)
+                for v in verdicts:
+                    report.verdicts.append(v)
+                    report.checked += 1
+                    if v.backfilled:
+                        report.backfilled += 1
+                    if v.freshness == CURRENT:
+                        report.current += 1
+                    elif v.freshness == STALE:
+                        report.stale += 1
+                        report.stale_ids.append(v.fact_id)
+                    else:
+                        report.unresolved += 1
+                report.elapsed = time.perf_counter() - started
+                yield self._event(report, verdicts, batch[-1].fact_id)
+            report.elapsed = time.perf_counter() - started
+            yield self._event(report, done=True)
+        finally:
+            store.close()
+
+    def _event(
+        self,
+        r: PassReport,
+        verdicts: Sequence[Verdict] = (),
+        fact_id: int | None = None,
+        *,
+        done: bool = False,
+    ) -> PassProgress:
+        return PassProgress(
+            checked=r.checked,
+            current=r.current,
+            stale=r.stale,
+            unresolved=r.unresolved,
+            backfilled=r.backfilled,
+            total=r.total,
+            fact_id=fact_id,
+            verdicts=tuple(verdicts),
+            done=done,
+            cancelled=r.cancelled,
+        )
+
+    @staticmethod
+    def work_list(store: Any) -> list[WorkItem]:
+        """SPEC §8 targets plus backfill candidates whose source_ref parses, oldest first."""
+        items: list[WorkItem] = []
+        after = 0
+        while True:
+            page = store.staleness_targets(_PAGE, after_id=after)
+            for t in page:
+                items.append(WorkItem(t.id, t.source_commit.strip(), t.source_path, False))
+            if len(page) < _PAGE:
+                break
+            after = page[-1].id
+        after = 0
+        while True:
+            page = store.backfill_candidates(_PAGE, after_id=after)
+            for t in page:
+                pin = parse_source_ref(t.source_ref)
+                if pin is not None:
+                    items.append(WorkItem(t.id, pin.commit, _backfill_path(t, pin), True))
+            if len(page) < _PAGE:
+                break
+            after = page[-1].id
+        items.sort(key=lambda w: w.fact_id)
+        return items
+
+    def _write(self, store: Any, verdicts: list[Verdict]) -> list[Verdict]:
+        """Write one batch in one short transaction; downgrade stale ones if asked.
+
+        Rows revised or retracted by another process since the work list was read
+        are dropped from the batch (and listed in ``report.skipped``).
+        """
+        from memharness_tui.store.types import StalenessUpdate
+
+        ids = [v.fact_id for v in verdicts]
+        live = {f.id: f for f in store.list_facts(ids=ids, include_history=True, limit=len(ids))}
+        kept: list[Verdict] = []
+        for v in verdicts:
+            f = live.get(v.fact_id)
+            if f is None or not f.is_live:
+                self.report.skipped.append(v.fact_id)
+            else:
+                kept.append(v)
+        checked_at = store.now()
+        store.set_staleness_many(
+            [
+                StalenessUpdate(
+                    id=v.fact_id,
+                    freshness=v.freshness,
+                    checked_at=checked_at,
+                    checked_head=v.checked_head,
+                    source_commit=v.commit if v.backfilled else None,
+                    source_path=v.path if v.backfilled else None,
+                )
+                for v in kept
+            ]
+        )
+        if self.downgrade:
+            for v in kept:
+                if v.freshness == STALE and live[v.fact_id].source_agent != DOWNGRADE_AGENT:
+                    self._downgrade(store, live[v.fact_id], v)
+        return kept
+
+    def _downgrade(self, store: Any, old: Any, v: Verdict) -> None:
+        """Revise a stale fact: same text, confidence × factor, same pin, same verdict."""
+        from memharness_tui.store.errors import MemharnessError
+
+        try:
+            _, new_id, _ = store.revise(
+                old.id,
+                old.fact,
+                confidence=old.confidence * self.factor,
+                source_ref=old.source_ref,
+                source_agent=DOWNGRADE_AGENT,
+                source_commit=v.commit,
+                source_path=v.path,
+            )
+        except MemharnessError:
+            # revised or retracted by someone else in between: theirs wins
+            self.report.skipped.append(old.id)
+            return
+        store.set_staleness(new_id, v.freshness, store.now(), v.checked_head)
+        self.report.downgraded.append((old.id, new_id))
+
+
+def _backfill_path(t: Any, pin: Pin) -> str | None:
+    """A candidate's own source_path wins over the path parsed from source_ref."""
+    own = normalize_path(t.source_path) if t.source_path else None
+    return own or pin.path
+
+
+class _Judge:
+    """Classify work items against the repos, caching by (pin, path)."""
+
+    def __init__(self, checkers: Sequence[GitChecker]) -> None:
+        self.checkers = list(checkers)
+        self._cache: dict[tuple[str, str | None], tuple[str, str, str, str, str | None]] = {}
+
+    def __call__(self, item: WorkItem) -> Verdict:
+        key = (item.commit.lower(), item.path)
+        hit = self._cache.get(key)
+        if hit is None:
+            if len(self.checkers) == 1:
+                ch = self.checkers[0]
+                facts = ch.facts(item.commit, item.path)
+                freshness, reason = classify(facts)
+            else:
+                facts, freshness, reason = classify_many(
+                    [c.facts(item.commit, item.path) for c in self.checkers]
+                )
+            hit = (freshness, reason, facts.repo, facts.head, facts.commit)
+            self._cache[key] = hit
+        freshness, reason, repo, head, resolved = hit
+        return Verdict(
+            fact_id=item.fact_id,
+            freshness=freshness,
+            reason=reason,
+            commit=item.commit,
+            path=item.path,
+            repo=repo,
+            checked_head=head,
+            resolved=resolved,
+            backfilled=item.backfill,
+        )
+
+
+# re-exported for the CLI and UI
+__all__ += ["RepoError", "UNRESOLVED"]
