@@ -47,6 +47,8 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--db",
         metavar="PATH",
+        # SUPPRESS: never overwrite a --db given before the subcommand
+        default=argparse.SUPPRESS,
         help="the memharness database (default: $MEMHARNESS_DB, else the SPEC §1 location)",
     )
     p.add_argument(
