@@ -1,4 +1,4 @@
-"""Bad input and opening failures: every rule of SPEC §4, §6, §7, §10 and §11 (store part).
+"""Bad input, opening failures and the text formats (SPEC §4, §6, §7, §9, §10, §11).
 
 Each refused call must raise the specific error (``InvalidInput`` / ``NotFound`` /
 ``SchemaTooNew`` / ``StoreOpenError`` / ``ReadOnlyError``) with a message naming
@@ -32,8 +32,18 @@ from memharness_tui.store import (
     SchemaTooNew,
     Store,
     StoreOpenError,
+    formats,
 )
 from memharness_tui.store.timeutil import normalize_iso
+from memharness_tui.store.types import (
+    DiffResult,
+    Fact,
+    RecallResult,
+    RevisedPair,
+    StatsResult,
+    SubjectCount,
+    WhyResult,
+)
 from tests.conftest import fixtures_dir
 from tests.store.support import db_snapshot, file_digest, open_store, populate, sidecars
 
@@ -640,3 +650,316 @@ def test_read_only_open_does_not_migrate_an_old_file(tmp_path: Path) -> None:
     with pytest.raises(StoreOpenError):
         Store.open(str(path), readonly=True)
     assert file_digest(path) == digest
+
+
+# --- text formats (SPEC §9); every expected string is written out by hand ----------------
+
+SHA = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+
+
+def mk(fid: int = 1, **over: Any) -> Fact:
+    base: dict[str, Any] = {
+        "id": fid,
+        "subject": "auth",
+        "predicate": "",
+        "fact": "sessions use JWT",
+        "confidence": 1.0,
+        "valid_from": "2026-01-02T03:04:05.000Z",
+        "valid_to": None,
+        "tx_at": "2026-01-05T09:00:00.000Z",
+        "superseded_by": None,
+        "source_agent": "",
+        "source_ref": "",
+        "retracted_at": None,
+        "importance": 5,
+        "kind": "semantic",
+    }
+    base.update(over)
+    return Fact(**base)
+
+
+FMT_FACT_CASES = [
+    (mk(), False, "[#1] auth : sessions use JWT  {conf=1.00, src=unknown}"),
+    (
+        mk(predicate="method", source_agent="claude"),
+        False,
+        "[#1] auth (method) : sessions use JWT  {conf=1.00, src=claude}",
+    ),
+    (mk(confidence=0.125), False, "[#1] auth : sessions use JWT  {conf=0.13, src=unknown}"),
+    (mk(confidence=0.375), False, "[#1] auth : sessions use JWT  {conf=0.38, src=unknown}"),
+    (mk(confidence=0.625), False, "[#1] auth : sessions use JWT  {conf=0.63, src=unknown}"),
+    # 0.995 and 0.045 are just below the half in binary: JS toFixed rounds them down
+    (mk(confidence=0.995), False, "[#1] auth : sessions use JWT  {conf=0.99, src=unknown}"),
+    (mk(confidence=0.045), False, "[#1] auth : sessions use JWT  {conf=0.04, src=unknown}"),
+    (mk(confidence=0.0), False, "[#1] auth : sessions use JWT  {conf=0.00, src=unknown}"),
+    (mk(confidence=0.5), False, "[#1] auth : sessions use JWT  {conf=0.50, src=unknown}"),
+    (
+        mk(source_ref="session-1", source_commit=SHA),
+        False,
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, ref=session-1, pin=a1b2c3d}",
+    ),
+    (
+        mk(source_commit=SHA, source_path="src/auth.ts", freshness="stale"),
+        False,
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, pin=src/auth.ts@a1b2c3d, STALE}",
+    ),
+    (
+        mk(source_commit=SHA, freshness="unresolved"),
+        False,
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, pin=a1b2c3d, stale?}",
+    ),
+    (
+        mk(source_commit=SHA, freshness="current"),
+        False,
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, pin=a1b2c3d}",
+    ),
+    (
+        mk(importance=1, kind="episodic"),
+        False,
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, imp=1, kind=episodic}",
+    ),
+    (
+        mk(importance=5, kind="procedural"),
+        False,
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, kind=procedural}",
+    ),
+    (
+        mk(),
+        True,
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, "
+        "valid 2026-01-02 → now, learned 2026-01-05}",
+    ),
+    (
+        mk(superseded_by=9, valid_to="2026-02-03T00:00:00.000Z"),
+        False,
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, superseded_by=#9}",
+    ),
+    (
+        mk(retracted_at="2026-02-03T00:00:00.000Z"),
+        False,
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, RETRACTED}",
+    ),
+    (
+        # every META item at once, in SPEC order
+        mk(
+            42,
+            predicate="method",
+            confidence=0.375,
+            source_agent="claude",
+            source_ref="repo@sha:src/auth.ts",
+            source_commit=SHA,
+            source_path="src/auth.ts",
+            freshness="stale",
+            importance=8,
+            kind="episodic",
+            valid_to="2026-02-03T10:00:00.000Z",
+            superseded_by=43,
+            retracted_at="2026-02-04T00:00:00.000Z",
+        ),
+        True,
+        "[#42] auth (method) : sessions use JWT  {conf=0.38, src=claude, "
+        "ref=repo@sha:src/auth.ts, pin=src/auth.ts@a1b2c3d, STALE, imp=8, kind=episodic, "
+        "valid 2026-01-02 → 2026-02-03, learned 2026-01-05, superseded_by=#43, RETRACTED}",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fact", "show_time", "expected"), FMT_FACT_CASES)
+def test_fmt_fact(fact: Fact, show_time: bool, expected: str) -> None:
+    assert formats.fmt_fact(fact, show_time) == expected
+
+
+def test_fmt_fact_defaults_to_no_times() -> None:
+    assert formats.fmt_fact(mk()) == "[#1] auth : sessions use JWT  {conf=1.00, src=unknown}"
+
+
+def _recall(facts: list[Fact], as_of: str | None = None, truncated: bool = False) -> RecallResult:
+    return RecallResult(facts=facts, as_of=as_of, truncated=truncated, used_fallback=False)
+
+
+DRIFT = (
+    "(some pinned facts may have drifted — run memharness-staleness, "
+    "or re-verify against current code)"
+)
+
+
+def test_fmt_recall_current() -> None:
+    r = _recall([mk(1), mk(2, subject="db", fact="replica lags", importance=7)])
+    assert formats.fmt_recall(r) == (
+        "Current beliefs:\n"
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown}\n"
+        "[#2] db : replica lags  {conf=1.00, src=unknown, imp=7}"
+    )
+
+
+def test_fmt_recall_as_of_shows_times() -> None:
+    r = _recall([mk(1)], as_of="2026-01-10T00:00:00.000Z")
+    assert formats.fmt_recall(r) == (
+        "Beliefs as of 2026-01-10T00:00:00.000Z:\n"
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, "
+        "valid 2026-01-02 → now, learned 2026-01-05}"
+    )
+
+
+def test_fmt_recall_empty() -> None:
+    assert formats.fmt_recall(_recall([])) == "No matching memories."
+    assert (
+        formats.fmt_recall(_recall([], as_of="2026-01-10T00:00:00.000Z"))
+        == "No matching memories. (as of 2026-01-10T00:00:00.000Z)"
+    )
+
+
+def test_fmt_recall_truncated_note() -> None:
+    assert formats.fmt_recall(_recall([mk(1)], truncated=True)) == (
+        "Current beliefs:\n"
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown}\n"
+        "(truncated to fit the token budget)"
+    )
+
+
+@pytest.mark.parametrize(("freshness", "flag"), [("stale", "STALE"), ("unresolved", "stale?")])
+def test_fmt_recall_drift_note_after_truncation_note(freshness: str, flag: str) -> None:
+    r = _recall([mk(1), mk(2, source_commit=SHA, freshness=freshness)], truncated=True)
+    assert formats.fmt_recall(r) == (
+        "Current beliefs:\n"
+        "[#1] auth : sessions use JWT  {conf=1.00, src=unknown}\n"
+        f"[#2] auth : sessions use JWT  {{conf=1.00, src=unknown, pin=a1b2c3d, {flag}}}\n"
+        "(truncated to fit the token budget)\n" + DRIFT
+    )
+
+
+def test_fmt_recall_no_drift_note_for_current_or_unchecked() -> None:
+    r = _recall([mk(1, source_commit=SHA, freshness="current"), mk(2)])
+    assert DRIFT not in formats.fmt_recall(r)
+
+
+def test_fmt_why_with_checked_line_and_chain() -> None:
+    w = WhyResult(
+        fact=mk(2, fact="v2", checked_head=SHA, checked_at="2026-01-06T10:00:00.000Z"),
+        ancestors=[mk(1, fact="v1", superseded_by=2, valid_to="2026-01-03T00:00:00.000Z")],
+        descendants=[mk(3, fact="v3", tx_at="2026-01-07T00:00:00.000Z")],
+    )
+    assert formats.fmt_why(w) == (
+        "[#2] auth : v2  {conf=1.00, src=unknown, valid 2026-01-02 → now, learned 2026-01-05}\n"
+        "  checked_head a1b2c3d, checked_at 2026-01-06\n"
+        "  superseded ← [#1] auth : v1  {conf=1.00, src=unknown, "
+        "valid 2026-01-02 → 2026-01-03, learned 2026-01-05, superseded_by=#2}\n"
+        "  revised → [#3] auth : v3  {conf=1.00, src=unknown, "
+        "valid 2026-01-02 → now, learned 2026-01-07}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("over", "line"),
+    [
+        ({"checked_head": SHA}, "  checked_head a1b2c3d"),
+        ({"checked_at": "2026-01-06T10:00:00.000Z"}, "  checked_at 2026-01-06"),
+        ({}, None),
+    ],
+)
+def test_fmt_why_checked_line_parts_only_when_set(over: dict[str, Any], line: str | None) -> None:
+    head = "[#1] auth : sessions use JWT  {conf=1.00, src=unknown, valid 2026-01-02 → now, learned 2026-01-05}"
+    w = WhyResult(fact=mk(1, **over), ancestors=[], descendants=[])
+    assert formats.fmt_why(w) == (head if line is None else f"{head}\n{line}")
+
+
+def test_fmt_diff_all_none() -> None:
+    d = DiffResult(since="2026-01-01T00:00:00.000Z", learned=[], revised=[], retracted=[])
+    assert formats.fmt_diff(d) == (
+        "Memory changes since 2026-01-01T00:00:00.000Z:\n"
+        "\n"
+        "LEARNED (0):\n"
+        "  (none)\n"
+        "\n"
+        "REVISED (0):\n"
+        "  (none)\n"
+        "\n"
+        "RETRACTED (0):\n"
+        "  (none)"
+    )
+
+
+def test_fmt_diff_with_entries_and_a_missing_successor() -> None:
+    d = DiffResult(
+        since="2026-01-01T00:00:00.000Z",
+        learned=[mk(3, fact="v2"), mk(5, subject="db", fact="pg 16")],
+        revised=[
+            RevisedPair(old=mk(1, fact="v1", superseded_by=3), new=mk(3, fact="v2")),
+            RevisedPair(old=mk(2, fact="lost", superseded_by=99), new=None),
+        ],
+        retracted=[mk(4, fact="scratch", retracted_at="2026-01-06T00:00:00.000Z")],
+    )
+    assert formats.fmt_diff(d) == (
+        "Memory changes since 2026-01-01T00:00:00.000Z:\n"
+        "\n"
+        "LEARNED (2):\n"
+        "  [#3] auth : v2  {conf=1.00, src=unknown}\n"
+        "  [#5] db : pg 16  {conf=1.00, src=unknown}\n"
+        "\n"
+        "REVISED (2):\n"
+        "  was: [#1] auth : v1  {conf=1.00, src=unknown, superseded_by=#3}\n"
+        "  now: [#3] auth : v2  {conf=1.00, src=unknown}\n"
+        "  was: [#2] auth : lost  {conf=1.00, src=unknown, superseded_by=#99}\n"
+        "  now: (missing)\n"
+        "\n"
+        "RETRACTED (1):\n"
+        "  [#4] auth : scratch  {conf=1.00, src=unknown, RETRACTED}"
+    )
+
+
+def test_fmt_stats() -> None:
+    s = StatsResult(
+        db_path="/data/memory.db",
+        total_facts=43,
+        current_beliefs=30,
+        top_subjects=[SubjectCount("auth", 12), SubjectCount("db", 3)],
+        schema_version=5,
+    )
+    assert formats.fmt_stats(s) == (
+        "DB: /data/memory.db\n"
+        "Total facts ever: 43\n"
+        "Current beliefs: 30\n"
+        "Top subjects:\n"
+        "  auth: 12\n"
+        "  db: 3"
+    )
+
+
+def test_fmt_stats_without_subjects() -> None:
+    s = StatsResult(
+        db_path=":memory:", total_facts=0, current_beliefs=0, top_subjects=[], schema_version=5
+    )
+    assert formats.fmt_stats(s) == (
+        "DB: :memory:\nTotal facts ever: 0\nCurrent beliefs: 0\nTop subjects:"
+    )
+
+
+def test_formats_of_real_store_results(store: Store) -> None:
+    """End to end through the Store: recall, why and diff of the populated history."""
+    r = store.recall("rotation")
+    assert formats.fmt_recall(r) == (
+        "Current beliefs:\n"
+        "[#3] auth (method) : sessions use JWT with rotation  {conf=1.00, src=unknown}"
+    )
+    w = store.why(2)
+    assert formats.fmt_why(w) == (
+        "[#2] auth (method) : sessions use JWT  {conf=1.00, src=unknown, "
+        "valid 2026-01-05 → 2026-01-05, learned 2026-01-05, superseded_by=#3}\n"
+        "  superseded ← [#1] auth (method) : sessions use cookies  {conf=1.00, src=unknown, "
+        "valid 2026-01-05 → 2026-01-05, learned 2026-01-05, superseded_by=#2}\n"
+        "  revised → [#3] auth (method) : sessions use JWT with rotation  {conf=1.00, "
+        "src=unknown, valid 2026-01-05 → now, learned 2026-01-05}"
+    )
+    d = store.diff("2026-01-05T09:00:04Z", subject="tmp")
+    assert formats.fmt_diff(d) == (
+        "Memory changes since 2026-01-05T09:00:04.000Z:\n"
+        "\n"
+        "LEARNED (0):\n"
+        "  (none)\n"
+        "\n"
+        "REVISED (0):\n"
+        "  (none)\n"
+        "\n"
+        "RETRACTED (1):\n"
+        "  [#6] tmp : scratch note  {conf=1.00, src=unknown, ref=scratch, RETRACTED}"
+    )
