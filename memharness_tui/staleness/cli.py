@@ -70,7 +70,7 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fail-on-stale", action="store_true", help="exit 1 when any fact is stale"
     )
-    p.add_argument("--batch-size", type=int, default=200, help=argparse.SUPPRESS)
+    p.add_argument("--batch-size", type=int, default=500, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         if args.check and args.downgrade:
             raise _UsageError("--check and --downgrade cannot be combined")
         factor = _factor(args)
-        batch = getattr(args, "batch_size", 200)
+        batch = getattr(args, "batch_size", 500)
         if not isinstance(batch, int) or batch < 1:
             raise _UsageError("--batch-size must be a positive integer")
         repos = _repos(args)

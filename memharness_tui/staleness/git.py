@@ -20,7 +20,7 @@ import pygit2
 from .pins import is_sha_like, normalize_path, normalize_sha
 from .verdicts import GitFacts
 
-__all__ = ["Drift", "GitChecker", "RepoError", "find_repo"]
+__all__ = ["Drift", "GitChecker", "RepoError", "checker_for", "find_repo"]
 
 _MISSING = object()
 
@@ -43,11 +43,30 @@ class Drift:
     removed: int
     files: int
 
+    def describe(self) -> str:
+        """E.g. ``3 commits since the pin, +12 -4 lines``."""
+        noun = "commit" if self.commits == 1 else "commits"
+        return f"{self.commits} {noun} since the pin, +{self.added} -{self.removed} lines"
+
 
 def find_repo(path: str | os.PathLike[str] = ".") -> Path | None:
     """The git repo around ``path`` (a work tree, a folder inside one, or a bare repo)."""
     found = pygit2.discover_repository(str(path))
     return Path(found) if found else None
+
+
+def checker_for(
+    repos: list[str | os.PathLike[str]] | tuple[str | os.PathLike[str], ...], pin: str
+) -> GitChecker | None:
+    """The first usable repo in which ``pin`` resolves to a commit (for drift/diff on one fact)."""
+    for r in repos:
+        try:
+            ch = GitChecker(r)
+        except RepoError:
+            continue
+        if ch.resolve(pin)[1] is not None:
+            return ch
+    return None
 
 
 class GitChecker:
@@ -74,11 +93,14 @@ class GitChecker:
         self.path = Path(repo.workdir or repo.path).resolve()
         self.head_commit = head
         self.head = str(head.id)
+        self._head_id = head.id
+        self._repo_str = str(self.path)
         self.is_bare = repo.is_bare
         self.is_shallow = repo.is_shallow
         self._ancestors: set[pygit2.Oid] | None = None
         self._resolved: dict[str, tuple[str, pygit2.Commit | None, str | None]] = {}
         self._entries: dict[tuple[str, str], tuple[str, bool] | None] = {}
+        self._trees: dict[str, pygit2.Tree] = {}
 
     def __repr__(self) -> str:
         return f"GitChecker({str(self.path)!r}, head={self.head[:7]})"
@@ -134,8 +156,11 @@ class GitChecker:
         if not path:
             value = None
         else:
+            tree = self._trees.get(key[0])
+            if tree is None:
+                tree = self._trees[key[0]] = commit.tree
             try:
-                obj = commit.tree[path]
+                obj = tree[path]
             except (KeyError, ValueError):
                 value = None
             else:
@@ -150,18 +175,19 @@ class GitChecker:
         if bad_path and path is not None:
             norm = path.strip()
         resolution, commit, otype = self.resolve(pin)
-        base = GitFacts(
-            pin=pin,
-            resolution=resolution,  # type: ignore[arg-type]
-            head=self.head,
-            shallow=self.is_shallow,
-            path=norm,
-            repo=str(self.path),
-        )
         if commit is None:
-            return _replace(base, object_type=otype)
-        is_head = commit.id == self.head_commit.id
-        is_ancestor = is_head or commit.id in self.ancestors
+            return GitFacts(
+                pin=pin,
+                resolution=resolution,  # type: ignore[arg-type]
+                head=self.head,
+                object_type=otype,
+                shallow=self.is_shallow,
+                path=norm,
+                repo=self._repo_str,
+            )
+        cid = commit.id
+        is_head = cid == self._head_id
+        is_ancestor = is_head or cid in self.ancestors
         at_pin = at_head = None
         folder = False
         if norm is not None and is_ancestor and not bad_path:
@@ -170,15 +196,26 @@ class GitChecker:
             at_pin = e_pin[0] if e_pin else None
             at_head = e_head[0] if e_head else None
             folder = bool((e_pin and e_pin[1]) or (e_head and e_head[1]))
-        return _replace(
-            base,
-            commit=str(commit.id),
+        return GitFacts(
+            pin=pin,
+            resolution="commit",
+            head=self.head,
+            commit=str(cid),
             is_head=is_head,
             is_ancestor=is_ancestor,
+            path=norm,
             path_at_pin=at_pin,
             path_at_head=at_head,
             path_is_folder=folder,
+            shallow=self.is_shallow,
+            repo=self._repo_str,
         )
+
+    def judge(self, pin: str, path: str | None = None) -> tuple[str, str]:
+        """(freshness, reason) for one pin against this repo's HEAD."""
+        from .verdicts import classify
+
+        return classify(self.facts(pin, path))
 
     # -- lazy magnitude --------------------------------------------------
 
@@ -243,8 +280,3 @@ def _type_name(obj: object) -> str:
         return "tag"
     return "object"
 
-
-def _replace(f: GitFacts, **changes: object) -> GitFacts:
-    from dataclasses import replace
-
-    return replace(f, **changes)  # type: ignore[arg-type]

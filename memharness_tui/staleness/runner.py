@@ -130,6 +130,11 @@ class StalenessPass:
     repo where its commit exists. ``check_only`` opens the store read-only and
     writes nothing. ``downgrade`` revises each newly stale fact with confidence ×
     ``factor``. ``on_progress`` is called from the running thread after each batch.
+
+    ``batch_size`` rows are written per transaction. Each verdict UPDATE also fires
+    the FTS5 ``facts_au`` trigger the schema requires (~30 µs a row here), so a
+    batch of 500 holds the write lock for ~15 ms: short enough that an agent
+    writing at the same time waits far less than its 5 s busy timeout.
     """
 
     def __init__(
@@ -140,7 +145,7 @@ class StalenessPass:
         check_only: bool = False,
         downgrade: bool = False,
         factor: float = 0.5,
-        batch_size: int = 200,
+        batch_size: int = 500,
         on_progress: Callable[[PassProgress], None] | None = None,
         clock: Any = None,
         store_factory: Callable[..., Any] | None = None,
@@ -296,19 +301,20 @@ class StalenessPass:
         """Write one batch in one short transaction; downgrade stale ones if asked.
 
         Rows revised or retracted by another process since the work list was read
-        are dropped from the batch (and listed in ``report.skipped``).
+        (or pinned by someone else, for backfill candidates) are dropped from the
+        batch and listed in ``report.skipped``.
         """
         from memharness_tui.store.types import StalenessUpdate
 
-        ids = [v.fact_id for v in verdicts]
-        live = {f.id: f for f in store.list_facts(ids=ids, include_history=True, limit=len(ids))}
+        live = _live_ids(store, verdicts)
         kept: list[Verdict] = []
         for v in verdicts:
-            f = live.get(v.fact_id)
-            if f is None or not f.is_live:
-                self.report.skipped.append(v.fact_id)
-            else:
+            if v.fact_id in live:
                 kept.append(v)
+            else:
+                self.report.skipped.append(v.fact_id)
+        if not kept:
+            return kept
         checked_at = store.now()
         store.set_staleness_many(
             [
@@ -325,14 +331,17 @@ class StalenessPass:
         )
         if self.downgrade:
             for v in kept:
-                if v.freshness == STALE and live[v.fact_id].source_agent != DOWNGRADE_AGENT:
-                    self._downgrade(store, live[v.fact_id], v)
+                if v.freshness == STALE:
+                    self._downgrade(store, v)
         return kept
 
-    def _downgrade(self, store: Any, old: Any, v: Verdict) -> None:
+    def _downgrade(self, store: Any, v: Verdict) -> None:
         """Revise a stale fact: same text, confidence × factor, same pin, same verdict."""
         from memharness_tui.store.errors import MemharnessError
 
+        old = store.get(v.fact_id)
+        if old.source_agent == DOWNGRADE_AGENT or not old.is_live:
+            return  # already a downgrade (or gone): never halve twice
         try:
             _, new_id, _ = store.revise(
                 old.id,
@@ -349,6 +358,27 @@ class StalenessPass:
             return
         store.set_staleness(new_id, v.freshness, store.now(), v.checked_head)
         self.report.downgraded.append((old.id, new_id))
+
+
+def _live_ids(store: Any, verdicts: Sequence[Verdict]) -> set[int]:
+    """Which of a batch's facts are still targets right now (re-read just before writing)."""
+    live: set[int] = set()
+    pinned = [v.fact_id for v in verdicts if not v.backfilled]
+    if pinned:
+        last = pinned[-1]
+        after = pinned[0] - 1
+        while True:  # keyset pages over the batch's id range
+            page = store.staleness_targets(len(pinned) + 16, after_id=after)
+            live.update(t.id for t in page)
+            if len(page) < len(pinned) + 16 or page[-1].id >= last:
+                break
+            after = page[-1].id
+    for v in verdicts:
+        if v.backfilled:
+            f = store.get(v.fact_id)
+            if f.is_live and f.source_commit is None:
+                live.add(v.fact_id)
+    return live
 
 
 def _backfill_path(t: Any, pin: Pin) -> str | None:

@@ -177,3 +177,20 @@ def test_drift_and_diff(checker: GitChecker, scenario: Scenario) -> None:
     assert "a/src/a.py" in folder and "a/src/b.py" in folder
     with pytest.raises(RepoError):
         checker.drift("0" * 40, "src/a.py")
+
+
+def test_checker_for_and_judge(scenario: Scenario, tmp_path: Path) -> None:
+    from memharness_tui.staleness.git import checker_for
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    ch = checker_for([plain, scenario.path], scenario.sha["c1"][:8])
+    assert ch is not None and ch.path == scenario.path.resolve()
+    assert checker_for([plain, scenario.path], "0" * 40) is None
+    assert ch.judge(scenario.sha["c1"], "src/a.py") == (
+        STALE, f"src/a.py changed since {scenario.sha['c1'][:7]}"
+    )
+    assert ch.drift(scenario.sha["c1"], "src/a.py").describe() == (
+        "1 commit since the pin, +2 -1 lines"
+    )
+    assert ch.drift(scenario.sha["c1"]).describe().startswith("5 commits since the pin")

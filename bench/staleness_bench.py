@@ -1,0 +1,174 @@
+"""Benchmark: a full staleness pass over 10,000 pinned facts vs the reference's method.
+
+Builds (in a temp dir) a repo of 1,000 commits over 200 files plus an unmerged
+20-commit branch with ``git fast-import``, and a store of 10,000 facts: 5 % pinned
+on the branch, 5 % to unknown SHAs, 10 % without a path, 5 % pinned only in
+source_ref (backfill). Times a full pass with writes, then the reference bin's
+method (two ``git`` subprocesses per pin: ``merge-base --is-ancestor`` and
+``diff --quiet``) on a sample, extrapolated. Prints numbers; asserts nothing.
+
+    .venv/bin/python bench/staleness_bench.py [--facts 10000] [--sample 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memharness_tui.staleness.runner import StalenessPass  # noqa: E402
+from memharness_tui.store import FakeClock, Store  # noqa: E402
+
+GIT_ENV = {
+    **os.environ,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_TERMINAL_PROMPT": "0",
+}
+N_COMMITS = 1000
+N_FILES = 200
+N_BRANCH = 20
+
+
+def git(repo: Path, *args: str, **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args], cwd=repo, env=GIT_ENV, text=True, capture_output=True, **kw  # type: ignore[arg-type]
+    )
+
+
+def build_repo(root: Path, rng: random.Random) -> tuple[Path, list[str], list[str], list[str]]:
+    """1,000 commits on main over 200 files (3 files changed per commit) + a 20-commit branch."""
+    repo = root / "repo"
+    repo.mkdir()
+    git(repo, "-c", "init.defaultBranch=main", "init", "-q", check=True)
+    files = [f"pkg{i % 10}/mod{i:03d}.py" for i in range(N_FILES)]
+    out: list[str] = []
+    t0 = 1_767_225_600  # 2026-01-01
+
+    def commit(ref: str, mark: int, parent: int | None, n: int, changes: dict[str, str]) -> None:
+        msg = f"commit {mark}\n"
+        out.append(f"commit {ref}\nmark :{mark}\n")
+        out.append(f"committer t <t@t> {t0 + n * 60} +0000\n")
+        out.append(f"data {len(msg.encode())}\n{msg}")
+        if parent is not None:
+            out.append(f"from :{parent}\n")
+        for path, body in changes.items():
+            data = body.encode()
+            out.append(f"M 100644 inline {path}\ndata {len(data)}\n{body}\n")
+
+    commit("refs/heads/main", 1, None, 0, {f: f"# {f}\nv = 0\n" for f in files})
+    for n in range(2, N_COMMITS + 1):
+        changed = rng.sample(files, 3)
+        commit("refs/heads/main", n, n - 1, n, {f: f"# {f}\nv = {n}\n" + "x\n" * (n % 7) for f in changed})
+    fork = N_COMMITS - 100
+    for k in range(N_BRANCH):
+        mark = N_COMMITS + 1 + k
+        parent = fork if k == 0 else mark - 1
+        changed = rng.sample(files, 2)
+        commit("refs/heads/side", mark, parent, N_COMMITS + k, {f: f"side {k}\n" for f in changed})
+    proc = subprocess.run(
+        ["git", "fast-import", "--quiet"],
+        cwd=repo,
+        env=GIT_ENV,
+        input="".join(out).encode(),
+        capture_output=True,
+    )
+    if proc.returncode:
+        raise SystemExit(proc.stderr.decode())
+    main = git(repo, "rev-list", "main", check=True).stdout.split()
+    side = git(repo, "rev-list", "main..side", check=True).stdout.split()
+    return repo, main, side, files
+
+
+def build_store(db: Path, n: int, main: list[str], side: list[str], files: list[str],
+                rng: random.Random) -> list[tuple[str, str | None]]:
+    """n facts; returns each fact's (pin, path) for the reference sample."""
+    store = Store.open(str(db), clock=FakeClock("2026-06-01", step_ms=1))
+    pins: list[tuple[str, str | None]] = []
+    try:
+        for i in range(n):
+            r = i % 20
+            path: str | None = rng.choice(files)
+            if r == 0:
+                sha = rng.choice(side)  # 5 % on the unmerged branch
+            elif r == 1:
+                sha = f"{rng.getrandbits(160):040x}"  # 5 % unknown
+            else:
+                sha = rng.choice(main)
+            if r in (2, 3):
+                path = None  # 10 % without a path
+            if r == 4:  # 5 % pinned only in source_ref: the pass backfills them
+                ref = f"repo@{sha}:{path}"
+                store.remember("bench", f"fact {i}", source_ref=ref)
+            else:
+                short = sha[:12] if r == 5 else sha
+                store.remember("bench", f"fact {i}", source_commit=short, source_path=path)
+            pins.append((sha, path))
+    finally:
+        store.close()
+    return pins
+
+
+def reference_method(repo: Path, sample: list[tuple[str, str | None]]) -> tuple[float, dict[str, int]]:
+    """The reference bin: per pin, merge-base --is-ancestor, then diff --quiet for the path."""
+    head = git(repo, "rev-parse", "HEAD", check=True).stdout.strip()
+    counts = {"current": 0, "stale": 0, "unresolved": 0}
+    t = time.perf_counter()
+    for sha, path in sample:
+        rc = git(repo, "merge-base", "--is-ancestor", sha, "HEAD").returncode
+        if rc != 0:
+            counts["unresolved"] += 1
+        elif sha == head:
+            counts["current"] += 1
+        elif path:
+            same = git(repo, "diff", "--quiet", sha, "HEAD", "--", path).returncode == 0
+            counts["current" if same else "stale"] += 1
+        else:
+            counts["stale"] += 1
+    return time.perf_counter() - t, counts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--facts", type=int, default=10_000)
+    ap.add_argument("--sample", type=int, default=500)
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(prefix="staleness-bench-") as tmp:
+        root = Path(tmp)
+        t = time.perf_counter()
+        repo, main_shas, side, files = build_repo(root, rng)
+        print(f"repo: {len(main_shas)} commits on main over {len(files)} files, "
+              f"{len(side)} on an unmerged branch ({time.perf_counter() - t:.2f} s to build)")
+        t = time.perf_counter()
+        db = root / "memory.db"
+        pins = build_store(db, args.facts, main_shas, side, files, rng)
+        print(f"store: {args.facts} facts ({time.perf_counter() - t:.2f} s to build)")
+
+        check = StalenessPass(db, [repo], check_only=True).run()
+        print(f"check-only pass:       {check.elapsed:.3f} s   {check.summary_line()}")
+        full = StalenessPass(db, [repo]).run()
+        print(f"full pass with writes: {full.elapsed:.3f} s   {full.summary_line()}")
+        again = StalenessPass(db, [repo]).run()
+        print(f"second pass (writes):  {again.elapsed:.3f} s   {again.summary_line()}")
+
+        sample = rng.sample(pins, min(args.sample, len(pins)))
+        ref_s, ref_counts = reference_method(repo, sample)
+        per_pin = ref_s / len(sample)
+        extrapolated = per_pin * args.facts
+        print(f"reference method:      {ref_s:.2f} s for {len(sample)} pins "
+              f"({per_pin * 1000:.2f} ms/pin; {ref_counts})")
+        print(f"reference extrapolated to {args.facts} pins: {extrapolated:.1f} s")
+        print(f"ratio: {extrapolated / full.elapsed:,.0f}x faster (full pass with writes)")
+
+
+if __name__ == "__main__":
+    main()
