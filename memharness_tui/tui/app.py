@@ -64,6 +64,7 @@ class MemharnessApp(App[int]):
         config_dir: Path | None = None,
         search_debounce: float = 0.15,
         reason_provider: ReasonProvider | None = None,
+        cursor_blink: bool = True,
     ) -> None:
         """``source``: a ready Store (used inline, not closed by us), a zero-arg opener run on the
         DB thread, or a path / None (SPEC §1 default) opened on the DB thread."""
@@ -76,6 +77,7 @@ class MemharnessApp(App[int]):
         self.settings = config.load_settings(self.config_dir)
         self.search_debounce = search_debounce
         self.reason_provider = reason_provider
+        self.cursor_blink = cursor_blink
         self.info: StoreInfo | None = None
         self._theme_origin: dict[str, str] = {}
         self._theme_problems = self._register_themes()
@@ -156,7 +158,7 @@ class MemharnessApp(App[int]):
             return
         self.sub_title = self.info.path
         await self.push_screen(MainScreen())
-        if note:
+        if note and note.startswith("migrated"):
             self.notify(note, title="Database migrated", timeout=8)
 
     def on_unmount(self) -> None:
@@ -233,6 +235,14 @@ class MemharnessApp(App[int]):
                 self.as_of = value or None
 
         self.push_screen(TimeTravelModal(self.as_of), travelled)
+
+    def settle_inputs(self, screen: Any) -> None:
+        """Apply app-wide input preferences (tests turn cursor blink off for stable snapshots)."""
+        if not self.cursor_blink:
+            from textual.widgets import Input
+
+            for widget in screen.query(Input):
+                widget.cursor_blink = False
 
     def staleness_reason(self, fact: Any) -> str | None:
         if self.reason_provider is None:

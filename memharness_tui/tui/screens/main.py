@@ -60,6 +60,7 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.mapp.settle_inputs(self)
         info = self.mapp.info
         self.query_one("#readonly-banner", Banner).say(
             "READ-ONLY — this database is opened read-only; nothing here can change it."

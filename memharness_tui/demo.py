@@ -1,0 +1,193 @@
+"""A demo store and a small git repo in the user cache folder, built deterministically.
+
+``ensure_demo()`` builds both once (or reuses them) and returns ``(db_path, repo_path)``. The repo
+is made with the ``git`` command line (fixed identity and dates), never pygit2: only the staleness
+engine touches git through a library. The store holds facts across subjects, revision chains, a
+backdated correction, retractions, and pins that a staleness pass finds current, stale and
+unresolved. Verdicts from an earlier pass (against the second commit) are already recorded, so the
+app shows badges at once and a fresh pass against HEAD finds more drift.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+DEMO_VERSION = "3"
+MARKER = "demo-version"
+UNKNOWN_SHA = "deadbeef" * 5  # a well-formed SHA that resolves nowhere
+
+_FILES_C1 = {
+    "README.md": "# tiny-shop\n\nA demo service for memharness-tui.\n",
+    "src/auth.py": 'SESSION_TTL_MINUTES = 30\nHASH = "bcrypt"\nBCRYPT_COST = 12\n',
+    "src/db.py": 'ENGINE = "sqlite"\nJOURNAL_MODE = "WAL"\n',
+    "src/config.py": "PORT = 8080\nDEBUG = False\n",
+    "src/legacy.py": "def import_csv(path):\n    raise NotImplementedError\n",
+}
+_FILES_C2 = {"src/auth.py": 'SESSION_TTL_MINUTES = 60\nHASH = "argon2id"\n'}
+_FILES_C3 = {"src/config.py": "PORT = 9090\nDEBUG = False\n"}
+_DELETED_C3 = ("src/legacy.py",)
+
+
+@dataclass(frozen=True)
+class _Commits:
+    c1: str
+    c2: str
+    c3: str
+
+
+def _git_env(when: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_AUTHOR_NAME="Demo Author", GIT_AUTHOR_EMAIL="demo@example.invalid",
+        GIT_COMMITTER_NAME="Demo Author", GIT_COMMITTER_EMAIL="demo@example.invalid",
+        GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when,
+        GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1",
+    )
+    return env
+
+
+def _git(repo: Path, *args: str, when: str = "2026-09-01T09:00:00Z") -> str:
+    cmd = ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false",
+           "-c", "core.autocrlf=false", *args]
+    done = subprocess.run(cmd, cwd=repo, env=_git_env(when), check=True,
+                          capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def _write(repo: Path, files: dict[str, str]) -> None:
+    for rel, content in files.items():
+        target = repo / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+
+
+def _commit(repo: Path, message: str, when: str) -> str:
+    _git(repo, "add", "-A", when=when)
+    _git(repo, "commit", "-q", "-m", message, when=when)
+    return _git(repo, "rev-parse", "HEAD", when=when)
+
+
+def build_repo(repo: Path) -> _Commits:
+    repo.mkdir(parents=True, exist_ok=True)
+    _git(repo, "init", "-q")
+    _write(repo, _FILES_C1)
+    c1 = _commit(repo, "Initial service skeleton", "2026-09-01T09:00:00Z")
+    _write(repo, _FILES_C2)
+    c2 = _commit(repo, "Longer sessions; argon2id for passwords", "2026-09-20T14:30:00Z")
+    _write(repo, _FILES_C3)
+    for rel in _DELETED_C3:
+        (repo / rel).unlink()
+    c3 = _commit(repo, "Move to port 9090; drop the legacy importer", "2026-11-02T11:15:00Z")
+    return _Commits(c1, c2, c3)
+
+
+def build_store(db_path: Path, commits: _Commits) -> None:
+    from memharness_tui.store import FakeClock, Store
+
+    day = 86_400_000
+    clock = FakeClock("2026-09-01T10:00:00.000Z", 7 * 60_000)
+    s = Store.open(str(db_path), clock=clock)
+    try:
+        c1, c2 = commits.c1, commits.c2
+        ref1 = f"tiny-shop@{c1}"
+
+        def pin(path: str | None, commit: str = c1) -> dict[str, object]:
+            return {"source_commit": commit, "source_path": path,
+                    "source_ref": f"tiny-shop@{commit}" + (f":{path}" if path else "")}
+
+        ttl, _ = s.remember("auth", "Sessions expire after 30 minutes", predicate="session_ttl",
+                            source_agent="claude-code", importance=7, **pin("src/auth.py"))
+        hashing, _ = s.remember("auth", "Passwords are hashed with bcrypt, cost 12",
+                                predicate="password_hash", source_agent="claude-code",
+                                importance=8, **pin("src/auth.py"))
+        engine, _ = s.remember("db", "The service stores its data in SQLite with WAL journaling",
+                               predicate="engine", source_agent="claude-code", **pin("src/db.py"))
+        port, _ = s.remember("config", "The HTTP server listens on port 8080", predicate="port",
+                             source_agent="cursor", **pin("src/config.py"))
+        legacy, _ = s.remember("legacy", "CSV import lives in src/legacy.py (import_csv)",
+                               predicate="location", source_agent="cursor", importance=3,
+                               **pin("src/legacy.py"))
+        s.remember("project", "tiny-shop is a demo web shop used to try memharness",
+                   predicate="purpose", source_agent="claude-code", source_ref=ref1,
+                   source_commit=c1)
+        status1, _ = s.remember("project", "Release status: alpha", predicate="status",
+                                source_agent="human", source_ref="standup-2026-09-01")
+        s.remember("user", "Prefers short answers with code first", predicate="style",
+                   source_agent="claude-code", source_ref="session-41", kind="episodic")
+        s.remember("user", "Run the test suite before every commit", predicate="workflow",
+                   source_agent="claude-code", source_ref="session-41", kind="procedural",
+                   importance=9)
+        scratch1, _ = s.remember("scratch", "TODO: ask about the staging database size",
+                                 source_agent="cursor", source_ref="scratch:notes", importance=2,
+                                 kind="episodic")
+        s.remember("scratch", "Maybe cache product images in Redis?", source_agent="cursor",
+                   source_ref="scratch:notes", importance=2, kind="episodic")
+        deploy, _ = s.remember("deploy", "Deploys go through the staging branch first",
+                               predicate="process", source_agent="claude-code",
+                               source_ref=f"ops@{UNKNOWN_SHA}", source_commit=UNKNOWN_SHA,
+                               kind="procedural")
+        missing, _ = s.remember("db", "Migrations live in src/migrations/", predicate="migrations",
+                                source_agent="cursor", **pin("src/migrations"))
+        s.remember("ui", "Release notes use [bold]Rich[/] markup — shown literally here 🎉",
+                   source_agent="human", source_ref="https://example.invalid/notes")
+        s.remember("ui", "Arabic greeting for the storefront: مرحبا بكم", predicate="greeting",
+                   source_agent="human", importance=4)
+        clock.advance(9 * day)
+        status2 = s.revise(status1, "Release status: beta", source_agent="human",
+                           source_ref="standup-2026-09-10")[1]
+        clock.advance(10 * day)
+        s.revise(ttl, "Sessions expire after 60 minutes", source_agent="claude-code",
+                 **pin("src/auth.py", c2))
+        s.forget(fact_id=scratch1)
+        clock.advance(12 * day)
+        # A backdated correction: learned in October, true in the world since Sep 10 (then Sep 25).
+        pg, _ = s.remember("db", "Production runs PostgreSQL 15", predicate="production_engine",
+                           source_agent="cursor", source_ref="runbook.md",
+                           valid_from="2026-09-10T00:00:00Z")
+        clock.advance(2 * day)
+        s.revise(pg, "Production runs PostgreSQL 16 (upgraded Sep 25)", source_agent="human",
+                 source_ref="ops-ticket-118", valid_from="2026-09-25T00:00:00Z", confidence=0.9)
+        clock.advance(20 * day)
+        s.revise(status2, "Release status: generally available", source_agent="human",
+                 source_ref="launch-2026-11-05", importance=8)
+        s.forget(source_ref="scratch:notes")
+        # Verdicts from an earlier pass against the second commit; HEAD has moved since.
+        checked = "2026-10-01T08:00:00.000Z"
+        for fid, verdict in ((hashing, "stale"), (engine, "current"), (port, "current"),
+                             (legacy, "current"), (deploy, "unresolved"),
+                             (missing, "unresolved")):
+            s.set_staleness(fid, verdict, checked, c2)
+    finally:
+        s.close()
+
+
+def ensure_demo(cache_dir: Path | None = None) -> tuple[Path, Path]:
+    """Build (or reuse) the demo store and repo under ``cache_dir`` (default: user cache folder)."""
+    from memharness_tui.config import cache_dir as default_cache
+
+    root = (cache_dir or default_cache()) / "demo"
+    db_path, repo_path = root / "memory.db", root / "repo"
+    marker = root / MARKER
+    if marker.exists() and marker.read_text().strip() == DEMO_VERSION and db_path.exists() \
+            and (repo_path / ".git").exists():
+        return db_path, repo_path
+    root.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="demo-build-", dir=root.parent))
+    try:
+        commits = build_repo(staging / "repo")
+        build_store(staging / "memory.db", commits)
+        for leftover in staging.glob("memory.db-*"):  # WAL/SHM after a clean close
+            leftover.unlink()
+        (staging / MARKER).write_text(DEMO_VERSION + "\n")
+        if root.exists():
+            shutil.rmtree(root)
+        staging.rename(root)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return db_path, repo_path

@@ -1,0 +1,345 @@
+"""Forms that write facts: a new fact (``n``) and the rewrite of a flagged one.
+
+Each field is validated with the Store's own rules (``normalize_iso``, the confidence and
+importance ranges, pin syntax); errors show inline under the field and nothing is written
+until the whole form is valid. A write the Store still refuses (e.g. a valid-from in the
+future) is shown inline too, and the form stays open. Ctrl+S submits, Esc cancels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Select, Static, TextArea
+
+from memharness_tui.tui.editing import (
+    FactValues,
+    Judged,
+    is_readonly,
+    parse_confidence,
+    parse_importance,
+    parse_pin_commit,
+    parse_pin_path,
+    parse_valid_from,
+    write_new_fact,
+    write_rewrite,
+)
+from memharness_tui.tui.render import clean, safe
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
+
+KINDS = ("semantic", "episodic", "procedural")
+
+# which field a Store error message is about (InvalidInput messages start with the name)
+_ERROR_FIELDS = (
+    ("new_fact", "fact"), ("fact", "fact"), ("subject", "subject"), ("confidence", "confidence"),
+    ("importance", "importance"), ("valid_from", "valid_from"), ("cannot backdate", "valid_from"),
+    ("source_commit", "commit"), ("source_path", "path"), ("kind", "kind"),
+)
+
+
+class FactFormScreen(ModalScreen[int | None]):
+    """Shared form machinery; subclasses list their fields and do the write."""
+
+    AUTO_FOCUS = "#form-fact"
+    BINDINGS = [
+        Binding("ctrl+s", "submit", "Save", id="form.save"),
+        Binding("escape", "cancel", "Cancel", id="form.cancel"),
+    ]
+    DEFAULT_CSS = """
+    FactFormScreen { align: center middle; }
+    #form-box {
+        width: 88; max-width: 98%; height: auto; max-height: 96%;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    #form-title { height: auto; text-style: bold; color: $primary; }
+    #form-context { height: auto; max-height: 4; color: $foreground-muted; }
+    #form-fields { height: auto; max-height: 30; }
+    .form-row { height: auto; margin-top: 1; }
+    .form-label { width: 14; padding-right: 1; text-style: bold; }
+    .form-row Input, .form-row Select { width: 1fr; }
+    #form-fact { height: 4; width: 1fr; }
+    .form-error { height: auto; color: $error; text-style: bold; padding-left: 14; }
+    .form-error.-empty { display: none; }
+    #form-general { padding-left: 0; }
+    #form-buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    #form-buttons Button { margin-left: 1; }
+    #form-help { height: 1; color: $foreground-muted; }
+    """
+
+    TITLE_TEXT = "Fact"
+
+    def __init__(self, *, repos: Sequence[str] = ()) -> None:
+        super().__init__()
+        self.repos = list(repos)
+        self.errors: dict[str, str] = {}
+        self.busy = False
+
+    @property
+    def mapp(self) -> MemharnessApp:
+        return cast("MemharnessApp", self.app)
+
+    # ----- layout ---------------------------------------------------------------------
+    def context(self) -> Text | None:
+        return None
+
+    def fields(self) -> ComposeResult:
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="form-box"):
+            yield Static(Text(self.TITLE_TEXT), id="form-title")
+            ctx = self.context()
+            if ctx is not None:
+                yield Static(ctx, id="form-context")
+            with VerticalScroll(id="form-fields"):
+                yield from self.fields()
+            yield Static(classes="form-error -empty", id="form-general")
+            yield Static("Ctrl+S save · Esc cancel · Tab next field", id="form-help")
+            with Horizontal(id="form-buttons"):
+                yield Button("Cancel", id="form-cancel")
+                yield Button("Save", variant="primary", id="form-save")
+
+    @staticmethod
+    def row(label: str, widget: Any, name: str) -> ComposeResult:
+        with Horizontal(classes="form-row"):
+            yield Static(label, classes="form-label")
+            yield widget
+        yield Static(classes="form-error -empty", id=f"err-{name}")
+
+    @staticmethod
+    def text_input(name: str, value: str = "", placeholder: str = "") -> Input:
+        return Input(value=value, placeholder=placeholder, id=f"form-{name}", compact=True)
+
+    @staticmethod
+    def fact_area(value: str) -> TextArea:
+        return TextArea(value, id="form-fact", soft_wrap=True, compact=True,
+                        show_line_numbers=False, tab_behavior="focus")
+
+    def on_mount(self) -> None:
+        self.mapp.settle_inputs(self)
+        if not getattr(self.mapp, "cursor_blink", True):
+            for area in self.query(TextArea):
+                area.cursor_blink = False
+
+    # ----- values ---------------------------------------------------------------------
+    def value(self, name: str) -> str:
+        if name == "fact":
+            return self.query_one("#form-fact", TextArea).text
+        widget = self.query_one(f"#form-{name}")
+        if isinstance(widget, Select):
+            v = widget.value
+            return v if isinstance(v, str) else ""
+        return cast(Input, widget).value
+
+    def set_error(self, name: str, message: str | None) -> None:
+        target = "#form-general" if name == "general" else f"#err-{name}"
+        matches = self.query(target)
+        if not matches:
+            target, message = "#form-general", (f"{name}: {message}" if message else message)
+        widget = self.query_one(target, Static)
+        widget.update(Text(f"✗ {clean(message, single_line=True)}") if message else Text(""))
+        widget.set_class(not message, "-empty")
+        if message:
+            self.errors[name] = message
+        else:
+            self.errors.pop(name, None)
+
+    def check(self, name: str, parse: Callable[[str], Any]) -> Any:
+        """Parse one field; on failure record its inline error and return None."""
+        from memharness_tui.store.errors import MemharnessError
+
+        try:
+            result = parse(self.value(name))
+        except MemharnessError as exc:
+            self.set_error(name, exc.message)
+            return None
+        self.set_error(name, None)
+        return result
+
+    def collect(self) -> FactValues | None:
+        """Validate every field (all errors at once); None when anything is wrong."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _nonempty(label: str) -> Callable[[str], str]:
+        def parse(raw: str) -> str:
+            from memharness_tui.store.errors import InvalidInput
+            from memharness_tui.store.timeutil import js_trim
+
+            text = js_trim(raw)
+            if not text:
+                raise InvalidInput(f"{label} must not be empty")
+            return text
+
+        return parse
+
+    # ----- submit ---------------------------------------------------------------------
+    async def write(self, values: FactValues) -> int:
+        raise NotImplementedError
+
+    @on(Button.Pressed, "#form-save")
+    @on(Input.Submitted)
+    async def action_submit(self) -> None:
+        from memharness_tui.store.errors import MemharnessError
+
+        if self.busy:
+            return
+        self.set_error("general", None)
+        values = self.collect()
+        if values is None:
+            return
+        if is_readonly(self.mapp):
+            self.set_error("general", "this database is open read-only; nothing was written")
+            return
+        self.busy = True
+        try:
+            new_id = await self.write(values)
+        except MemharnessError as exc:
+            self.busy = False
+            self._store_error(exc.message)
+            return
+        except Exception as exc:  # noqa: BLE001 - shown inline; the form stays open
+            self.busy = False
+            self.set_error("general", str(exc) or type(exc).__name__)
+            return
+        self.busy = False
+        self.dismiss(new_id)
+
+    def _store_error(self, message: str) -> None:
+        for prefix, name in _ERROR_FIELDS:
+            if message.startswith(prefix) and self.query(f"#err-{name}"):
+                self.set_error(name, message)
+                return
+        self.set_error("general", message)
+
+    @on(Button.Pressed, "#form-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class NewFactScreen(FactFormScreen):
+    """``n``: remember a new fact (a pinned one is checked against the repos at once)."""
+
+    AUTO_FOCUS = "#form-subject"
+    TITLE_TEXT = "New fact"
+
+    def __init__(self, *, subject: str = "", repos: Sequence[str] = ()) -> None:
+        super().__init__(repos=repos)
+        self.subject = subject
+
+    def fields(self) -> ComposeResult:
+        yield from self.row("subject", self.text_input("subject", self.subject, "e.g. auth"),
+                            "subject")
+        yield from self.row("predicate", self.text_input("predicate", "", "optional"), "predicate")
+        yield from self.row("fact", self.fact_area(""), "fact")
+        yield from self.row("confidence", self.text_input("confidence", "1.0"), "confidence")
+        yield from self.row("importance", self.text_input("importance", "5"), "importance")
+        yield from self.row("kind", Select([(k, k) for k in KINDS], value="semantic",
+                                           allow_blank=False, id="form-kind", compact=True),
+                            "kind")
+        yield from self.row("valid from", self.text_input(
+            "valid_from", "", "blank = now; 2026-03-01 or 2026-03-01T09:30Z"), "valid_from")
+        yield from self.row("source ref", self.text_input(
+            "source_ref", "", "session id, file, URL, repo@sha:path"), "source_ref")
+        yield from self.row("pin commit", self.text_input(
+            "commit", "", "optional: the SHA the fact was read at"), "commit")
+        yield from self.row("pin path", self.text_input(
+            "path", "", "optional: repo-relative path"), "path")
+
+    def collect(self) -> FactValues | None:
+        subject = self.check("subject", self._nonempty("subject"))
+        fact = self.check("fact", self._nonempty("fact"))
+        predicate = self.check("predicate", lambda raw: raw)
+        confidence = self.check("confidence", parse_confidence)
+        importance = self.check("importance", parse_importance)
+        valid_from = self.check("valid_from", parse_valid_from)
+        commit = self.check("commit", parse_pin_commit)
+        path = self.check("path", parse_pin_path)
+        if path is not None and commit is None and not self.errors:
+            self.set_error("path", "a pin path needs a pin commit")
+        if self.errors:
+            return None
+        return FactValues(
+            fact=fact, confidence=confidence, valid_from=valid_from,
+            source_ref=self.value("source_ref"), source_commit=commit, source_path=path,
+            subject=subject, predicate=predicate, importance=importance, kind=self.value("kind"),
+        )
+
+    async def write(self, values: FactValues) -> int:
+        new_id = await write_new_fact(self.mapp, values, self.repos)
+        self.mapp.notify(f"Remembered #{new_id}", title="new fact", timeout=4)
+        return new_id
+
+
+class ReviseFormScreen(FactFormScreen):
+    """Rewrite a flagged fact: new text, confidence, valid-from, ref; pinned at HEAD by default."""
+
+    TITLE_TEXT = "Rewrite"
+
+    def __init__(self, fact: Any, *, head: str | None, repos: Sequence[str] = (),
+                 source_ref: str | None = None) -> None:
+        super().__init__(repos=repos)
+        self.fact = fact
+        self.head = head
+        self.source_ref = fact.source_ref if source_ref is None else source_ref
+        self.judged: Judged | None = None
+
+    def context(self) -> Text:
+        f = self.fact
+        text = Text()
+        text.append(f"#{f.id}  ", style="bold")
+        text.append_text(safe(f.subject, "bold", single_line=True, max_len=40))
+        if f.predicate:
+            text.append("  (")
+            text.append_text(safe(f.predicate, single_line=True, max_len=30))
+            text.append(")")
+        text.append("\nwas: ", style="dim")
+        text.append_text(safe(f.fact, "dim", single_line=True, max_len=150))
+        text.append("\nThe old row is closed and superseded by the new one; nothing is deleted.",
+                    style="dim italic")
+        return text
+
+    def fields(self) -> ComposeResult:
+        f = self.fact
+        commit = self.head or f.source_commit or ""
+        yield from self.row("fact", self.fact_area(f.fact), "fact")
+        yield from self.row("confidence", self.text_input("confidence", "1.0"), "confidence")
+        yield from self.row("valid from", self.text_input(
+            "valid_from", "", "blank = now; 2026-03-01 or 2026-03-01T09:30Z"), "valid_from")
+        yield from self.row("source ref", self.text_input("source_ref", self.source_ref),
+                            "source_ref")
+        yield from self.row("pin commit", self.text_input(
+            "commit", commit, "blank = not pinned"), "commit")
+        yield from self.row("pin path", self.text_input(
+            "path", f.source_path or "", "blank = whole repo"), "path")
+
+    def collect(self) -> FactValues | None:
+        fact = self.check("fact", self._nonempty("fact"))
+        confidence = self.check("confidence", parse_confidence)
+        valid_from = self.check("valid_from", parse_valid_from)
+        commit = self.check("commit", parse_pin_commit)
+        path = self.check("path", parse_pin_path)
+        if path is not None and commit is None and not self.errors:
+            self.set_error("path", "a pin path needs a pin commit")
+        if self.errors:
+            return None
+        return FactValues(fact=fact, confidence=confidence, valid_from=valid_from,
+                          source_ref=self.value("source_ref"), source_commit=commit,
+                          source_path=path)
+
+    async def write(self, values: FactValues) -> int:
+        new_id, judged = await write_rewrite(self.mapp, self.fact.id, values, self.repos)
+        self.judged = judged
+        verdict = f" — checked: {judged.freshness}" if judged is not None else ""
+        self.mapp.notify(f"Revised #{self.fact.id} → #{new_id}{verdict}", title="rewrite",
+                         timeout=5)
+        return new_id

@@ -1,0 +1,118 @@
+"""The repos a staleness pass checks: add (a path, checked at once) and remove.
+
+Dismisses with the new list (saved by the caller) or None when nothing changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from memharness_tui.tui.render import clean
+from memharness_tui.tui.repos import display_path, work_tree
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
+
+
+def check_repo(path: str) -> tuple[str | None, str | None]:
+    """(work tree, None) for a usable repo, or (None, the reason it is not). Runs git."""
+    from pathlib import Path
+
+    from memharness_tui.staleness.git import GitChecker, RepoError
+
+    p = Path(path).expanduser()
+    try:
+        ch = GitChecker(p)
+    except RepoError as exc:
+        return None, str(exc)
+    return str(work_tree(ch.path)), None
+
+
+class ReposScreen(ModalScreen[list[str] | None]):
+    AUTO_FOCUS = "#repo-add"
+    BINDINGS = [
+        Binding("escape", "close", "Done", id="repos.close"),
+        Binding("delete,x", "remove", "Remove", id="repos.remove"),
+    ]
+    DEFAULT_CSS = """
+    ReposScreen { align: center middle; }
+    #repos-box {
+        width: 84; max-width: 98%; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    #repos-title { height: 1; text-style: bold; color: $primary; }
+    #repo-list { height: auto; max-height: 12; min-height: 3; margin-top: 1; }
+    #repo-add { margin-top: 1; }
+    #repo-error { height: auto; color: $error; text-style: bold; }
+    #repos-help { height: auto; color: $foreground-muted; }
+    """
+
+    def __init__(self, repos: list[str]) -> None:
+        super().__init__()
+        self.repos = list(repos)
+        self.changed = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="repos-box"):
+            yield Static("Repos to check", id="repos-title")
+            yield OptionList(id="repo-list")
+            yield Input(placeholder="add a repo: a path (Enter)", id="repo-add", compact=True)
+            yield Static(id="repo-error")
+            yield Static("Enter adds the path · Tab to the list, then Delete or x removes · "
+                         "Esc done (remembered for next time)", id="repos-help")
+
+    def on_mount(self) -> None:
+        cast("MemharnessApp", self.app).settle_inputs(self)
+        self._fill()
+
+    def _fill(self) -> None:
+        options = self.query_one("#repo-list", OptionList)
+        options.clear_options()
+        for r in self.repos:
+            label = Text(clean(display_path(r), single_line=True))
+            if display_path(r) != r:
+                label.append(f"   {clean(r, single_line=True)}", style="dim")
+            options.add_option(Option(label, id=r))
+        if not self.repos:
+            options.add_option(Option(Text("no repos yet: add one below", style="dim italic"),
+                                      disabled=True))
+
+    @on(Input.Submitted, "#repo-add")
+    async def _add(self, event: Input.Submitted) -> None:
+        raw = event.value.strip()
+        error = self.query_one("#repo-error", Static)
+        if not raw:
+            return
+        tree, problem = await asyncio.to_thread(check_repo, raw)
+        if tree is None:
+            error.update(Text(f"✗ {clean(problem, single_line=True)}"))
+            return
+        error.update("")
+        if tree not in self.repos:
+            self.repos.append(tree)
+            self.changed = True
+        event.input.value = ""
+        self._fill()
+
+    def action_remove(self) -> None:
+        options = self.query_one("#repo-list", OptionList)
+        if options.highlighted is None or not self.repos:
+            return
+        option = options.get_option_at_index(options.highlighted)
+        if option.id in self.repos:
+            self.repos.remove(option.id)
+            self.changed = True
+            self._fill()
+
+    def action_close(self) -> None:
+        self.dismiss(self.repos if self.changed else None)

@@ -1,0 +1,308 @@
+"""Revise a flagged fact: the fact, its pin, the diff of the pinned path pin → HEAD, four actions.
+
+*rewrite* (e) opens the form, pinned at HEAD; *still true* (y) re-verifies at HEAD; *downgrade*
+(w) keeps text and pin with confidence × factor; *retract* (r / Delete) forgets after a
+confirmation. Git runs in a worker thread through the staleness package (``GitView``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, cast
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from memharness_tui.tui.editing import (
+    DEFAULT_FACTOR,
+    GitView,
+    Judged,
+    downgrade_many,
+    is_readonly,
+    repin_ref,
+    still_true_many,
+    write_retract,
+)
+from memharness_tui.tui.render import clean, freshness_badge, safe, theme_color
+from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+
+if TYPE_CHECKING:
+    from memharness_tui.staleness.git import Drift
+    from memharness_tui.tui.app import MemharnessApp
+
+MAX_DIFF_LINES = 3000  # a diff longer than this is cut (the rest is one `git diff` away)
+
+
+def diff_text(diff: str, app: object, *, max_lines: int = MAX_DIFF_LINES) -> Text:
+    """A unified diff as literal, coloured text (theme colours; never markup)."""
+    add = theme_color(app, "success", "green")
+    rem = theme_color(app, "error", "red")
+    hunk = theme_color(app, "accent", "cyan")
+    out = Text(no_wrap=True, overflow="ellipsis")
+    lines = diff.splitlines()
+    for line in lines[:max_lines]:
+        shown = clean(line)
+        if line.startswith(("diff --git", "index ", "--- ", "+++ ", "new file", "deleted file",
+                            "similarity", "rename ")):
+            style = "bold"
+        elif line.startswith("@@"):
+            style = hunk
+        elif line.startswith("+"):
+            style = add
+        elif line.startswith("-"):
+            style = rem
+        else:
+            style = ""
+        out.append(shown + "\n", style=style)
+    if len(lines) > max_lines:
+        out.append(f"… {len(lines) - max_lines} more lines not shown\n", style="dim italic")
+    out.rstrip()
+    return out
+
+
+def drift_label(drift: Drift | None) -> str:
+    if drift is None:
+        return "—"
+    c = drift.commits
+    return f"{c} commit{'s' if c != 1 else ''}  +{drift.added} −{drift.removed}"
+
+
+class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
+    """Dismisses with what was done ("rewritten", "still-true", "downgraded", "retracted") or None."""
+
+    AUTO_FOCUS = "#revise-diff"
+    BINDINGS = [
+        Binding("e", "rewrite", "Rewrite", id="revise.rewrite"),
+        Binding("y", "still_true", "Still true", id="revise.still_true"),
+        Binding("w", "downgrade", "Downgrade", id="revise.downgrade"),
+        Binding("r,delete", "retract", "Retract", id="revise.retract"),
+        Binding("escape", "close", "Close", id="revise.close"),
+    ]
+    DEFAULT_CSS = """
+    ReviseScreen { align: center middle; }
+    #revise-box {
+        width: 100%; height: 1fr; max-width: 140;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    #revise-title { height: 1; }
+    #revise-fact { height: auto; max-height: 5; margin-top: 1; }
+    #revise-pin { height: auto; margin-top: 1; }
+    #revise-diff {
+        height: 1fr; min-height: 4; margin-top: 1;
+        border: round $primary 50%; border-title-color: $primary;
+    }
+    #revise-diff:focus { border: round $primary; }
+    """
+
+    def __init__(self, fact: Any, repos: list[str], *, factor: float = DEFAULT_FACTOR) -> None:
+        super().__init__()
+        self.fact = fact
+        self.repos = repos
+        self.factor = factor
+        self.judged: Judged | None = None
+        self.drift: Drift | None = None
+        self.diff: str | None = None
+        self.git_errors: list[str] = []
+        self.git_ready = asyncio.Event()
+
+    @property
+    def mapp(self) -> MemharnessApp:
+        return cast("MemharnessApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="revise-box"):
+            yield Static(id="revise-title")
+            yield Static(id="revise-fact")
+            yield Static(id="revise-pin")
+            with VerticalScroll(id="revise-diff"):
+                yield Static(Text("reading git…", style="dim italic"), id="revise-diff-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        f = self.fact
+        title = Text()
+        title.append(f"Revise #{f.id}  ", style="bold")
+        title.append_text(safe(f.subject, "bold", single_line=True, max_len=40))
+        if f.predicate:
+            title.append("  (")
+            title.append_text(safe(f.predicate, single_line=True, max_len=30))
+            title.append(")")
+        title.append("   ")
+        title.append_text(freshness_badge(self.app, f.freshness, f.is_pinned))
+        self.query_one("#revise-title", Static).update(title)
+        body = safe(f.fact)
+        body.append(f"\nconfidence {f.confidence:.2f} · importance {f.importance} · {f.kind}"
+                    f" · learned {f.tx_at[:10]}", style="dim")
+        self.query_one("#revise-fact", Static).update(body)
+        self.query_one("#revise-diff").border_title = "diff pin → HEAD"
+        self._show_pin()
+        self._load_git()
+
+    # ----- git ------------------------------------------------------------------------
+    @work(exclusive=True, group="revise-git", exit_on_error=False)
+    async def _load_git(self) -> None:
+        f = self.fact
+
+        def gather() -> tuple[Judged | None, Drift | None, str | None, list[str]]:
+            view = GitView(self.repos)
+            if not view or not f.source_commit:
+                return None, None, None, view.errors
+            judged = view.judge(f.source_commit, f.source_path)
+            if judged is None or not judged.resolved:
+                return judged, None, None, view.errors
+            drift = view.drift(f.source_commit, f.source_path, judged.repo)
+            diff = view.diff(f.source_commit, f.source_path, judged.repo)
+            return judged, drift, diff, view.errors
+
+        try:
+            self.judged, self.drift, self.diff, self.git_errors = await asyncio.to_thread(gather)
+        finally:
+            self.git_ready.set()
+        self._show_pin()
+        self._show_diff()
+
+    def _show_pin(self) -> None:
+        f = self.fact
+        t = Text()
+        t.append("pin        ", style="bold")
+        if f.source_commit:
+            t.append_text(safe((f"{f.source_path}@" if f.source_path else "(whole repo)@")
+                               + f.source_commit[:12], single_line=True, max_len=90))
+        else:
+            t.append("not pinned", style="dim")
+        j = self.judged
+        if j is not None:
+            from memharness_tui.tui.repos import display_path
+
+            t.append("\nHEAD       ", style="bold")
+            t.append(j.head[:12])
+            t.append("  in ", style="dim")
+            t.append_text(safe(display_path(j.repo), single_line=True, max_len=60))
+            t.append("\nnow        ", style="bold")
+            t.append_text(freshness_badge(self.app, j.freshness, True))
+            t.append("  ")
+            t.append_text(safe(j.reason, single_line=True, max_len=110))
+            t.append("\ndrift      ", style="bold")
+            t.append(drift_label(self.drift) if j.resolved else "— (pin not in this repo)")
+        elif self.git_ready.is_set():
+            t.append("\ngit        ", style="bold")
+            problem = "; ".join(self.git_errors) or "no repo to check against (g on the dashboard)"
+            t.append_text(safe(problem, "italic", single_line=True, max_len=120))
+        t.append(f"\nkeys       e rewrite · y still true at HEAD · w downgrade ×{self.factor:g}"
+                 " · r retract · Esc close", style="dim")
+        self.query_one("#revise-pin", Static).update(t)
+
+    def _show_diff(self) -> None:
+        target = self.query_one("#revise-diff-text", Static)
+        if self.diff is None:
+            target.update(Text("no diff: the pin is not a commit in the checked repos",
+                               style="dim italic"))
+        elif not self.diff.strip():
+            target.update(Text("no changes to the pinned path between the pin and HEAD",
+                               style="dim italic"))
+        else:
+            target.update(diff_text(self.diff, self.app))
+
+    def diff_plain(self) -> str:
+        """The diff as shown (tests read it)."""
+        r = self.query_one("#revise-diff-text", Static).render()
+        return r.plain if isinstance(r, Text) else str(r)
+
+    # ----- actions --------------------------------------------------------------------
+    def _refused(self) -> bool:
+        if is_readonly(self.mapp):
+            self.mapp.notify("This database is open read-only; nothing was written.",
+                             title="read only", severity="warning", timeout=5)
+            return True
+        return False
+
+    async def action_rewrite(self) -> None:
+        if self._refused():
+            return
+        await self.git_ready.wait()
+        from memharness_tui.tui.screens.fact_form import ReviseFormScreen
+
+        head = self.judged.head if self.judged is not None else None
+        ref = repin_ref(self.fact.source_ref, head) if head else self.fact.source_ref
+
+        def done(new_id: int | None) -> None:
+            if new_id is not None:
+                self.dismiss("rewritten")
+
+        self.app.push_screen(ReviseFormScreen(self.fact, head=head, repos=self.repos,
+                                              source_ref=ref), done)
+
+    def _confirm(self, title: str, detail: str, label: str, then: Any, *,
+                 danger: bool = False) -> None:
+        from memharness_tui.tui.screens.confirm import ConfirmScreen
+
+        async def answered(ok: bool | None) -> None:
+            if not ok:
+                return
+            try:
+                await then()
+            except Exception as exc:  # noqa: BLE001 - the app's one error handler shows it
+                self.mapp.report_error(exc)
+
+        self.app.push_screen(ConfirmScreen(title, detail, confirm=label, danger=danger), answered)
+
+    def action_still_true(self) -> None:
+        if self._refused():
+            return
+        f = self.fact
+
+        async def go() -> None:
+            result = await still_true_many(self.mapp, [f], self.repos)
+            if result.changed:
+                self.mapp.notify(result.summary("Re-verified at HEAD:"), title="still true",
+                                 timeout=5)
+                self.dismiss("still-true")
+            else:
+                self.mapp.notify(result.summary("Re-verified"), title="still true",
+                                 severity="warning", timeout=6)
+
+        self._confirm(f"Still true at HEAD: #{f.id}?",
+                      f"{clean(f.fact)}\n\nRevise it with the same text, pinned at HEAD "
+                      "(same path), and record it as current.", "Still true", go)
+
+    def action_downgrade(self) -> None:
+        if self._refused():
+            return
+        f = self.fact
+        new_conf = f.confidence * self.factor
+
+        async def go() -> None:
+            head = self.judged.head if self.judged is not None else None
+            result = await downgrade_many(self.mapp, [f], self.factor, head=head)
+            self.mapp.notify(result.summary("Downgraded"), title="downgrade",
+                             severity="information" if result.changed else "warning", timeout=5)
+            if result.changed:
+                self.dismiss("downgraded")
+
+        self._confirm(f"Downgrade #{f.id}?",
+                      f"{clean(f.fact)}\n\nSame text and pin, confidence {f.confidence:.2f} → "
+                      f"{new_conf:.2f}; the new row keeps the {f.freshness or 'same'} verdict.",
+                      "Downgrade", go)
+
+    def action_retract(self) -> None:
+        if self._refused():
+            return
+        f = self.fact
+
+        async def go() -> None:
+            ids = await write_retract(self.mapp, f.id)
+            self.mapp.notify(f"Retracted #{f.id}" if ids else f"#{f.id} was already retracted",
+                             title="retract", timeout=4)
+            self.dismiss("retracted")
+
+        self._confirm(f"Retract #{f.id}?",
+                      f"{clean(f.fact)}\n\nIt stays in the history (nothing is deleted), but "
+                      "agents will no longer recall it.", "Retract", go, danger=True)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,108 @@
+"""Stores built in the tests, a frozen clock and an app factory for Pilot and snapshot tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from memharness_tui.store import FakeClock, Store
+from memharness_tui.tui.app import MemharnessApp
+
+NOW = "2026-06-01T12:00:00.000Z"  # the app's "now" for ages (frozen)
+CLOCK_START = "2026-03-01T09:00:00.000Z"
+SHA_A = "a" * 40
+SHA_B = "b" * 40
+HOSTILE = {
+    "markup": "Config uses [red]x[/] and [/] and [link=https://evil.invalid]click[/link]",
+    "ansi": "Colour \x1b[31mRED\x1b[0m and bell \x07 end",
+    "long": "L" * 9990 + " tail-marker",
+    "emoji": "Deploy on Fridays is 🚫🔥 — ship on Tuesdays ✅ 👩‍💻",
+    "rtl": "العربية نص من اليمين إلى اليسار \u202eevil override",
+}
+
+
+@dataclass
+class Sample:
+    """Ids of the interesting rows in the sample store."""
+
+    path: Path
+    chain: list[int]  # ttl v1 → v2 → v3 (oldest first)
+    stale: int
+    current_pin: int
+    unresolved: int
+    retracted: int
+    backdated_old: int
+    backdated_new: int
+    hostile: dict[str, int]
+
+
+def build_sample(path: Path, clock: FakeClock) -> tuple[Store, Sample]:
+    """A small store with chains, pins, verdicts, a retraction and hostile text."""
+    s = Store.open(str(path), clock=clock)
+    day = 86_400_000
+    v1, _ = s.remember("auth", "Sessions expire after 30 minutes", predicate="session_ttl",
+                       source_agent="claude", source_ref="s-1", importance=7)
+    stale, _ = s.remember("auth", "Passwords use bcrypt", predicate="hash", source_agent="claude",
+                          source_commit=SHA_A, source_path="src/auth.py",
+                          source_ref=f"repo@{SHA_A}:src/auth.py")
+    current_pin, _ = s.remember("db", "SQLite with WAL", predicate="engine",
+                                source_agent="cursor", source_commit=SHA_B,
+                                source_path="src/db.py")
+    unresolved, _ = s.remember("deploy", "Deploys go through staging", kind="procedural",
+                               source_commit="c" * 40)
+    s.remember("user", "Prefers short answers", kind="episodic", importance=3,
+               source_agent="claude", source_ref="session-9")
+    for i in range(12):
+        s.remember("bulk", f"Bulk fact number {i} about widgets", predicate=f"p{i}")
+    retracted, _ = s.remember("scratch", "Temporary note to forget", source_ref="scratch:1")
+    clock.advance(10 * day)
+    v2 = s.revise(v1, "Sessions expire after 60 minutes", source_agent="claude")[1]
+    s.forget(fact_id=retracted)
+    clock.advance(10 * day)
+    v3 = s.revise(v2, "Sessions expire after 90 minutes", source_agent="human",
+                  confidence=0.8)[1]
+    old, _ = s.remember("db", "Production runs Postgres 15", predicate="prod",
+                        valid_from="2026-03-05T00:00:00Z")
+    clock.advance(2 * day)
+    new = s.revise(old, "Production runs Postgres 16", valid_from="2026-03-20T00:00:00Z")[1]
+    hostile = {name: s.remember("hostile", text)[0] for name, text in HOSTILE.items()}
+    checked = "2026-03-25T10:00:00.000Z"
+    s.set_staleness(stale, "stale", checked, SHA_B)
+    s.set_staleness(current_pin, "current", checked, SHA_B)
+    s.set_staleness(unresolved, "unresolved", checked, SHA_B)
+    return s, Sample(path, [v1, v2, v3], stale, current_pin, unresolved, retracted, old, new,
+                     hostile)
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Iterator[tuple[Store, Sample]]:
+    store, info = build_sample(tmp_path / "memory.db", FakeClock(CLOCK_START, 60_000))
+    try:
+        yield store, info
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def config_dir(tmp_path: Path) -> Path:
+    return tmp_path / "config"
+
+
+def make_app(store: object, config_dir: Path, **kwargs: object) -> MemharnessApp:
+    """The app on a ready store with frozen time, no debounce and no cursor blink."""
+    kwargs.setdefault("now", NOW)
+    kwargs.setdefault("search_debounce", 0)
+    kwargs.setdefault("cursor_blink", False)
+    return MemharnessApp(store, config_dir=config_dir, **kwargs)  # type: ignore[arg-type]
+
+
+async def settle(pilot: object) -> None:
+    """Let workers finish and the screen repaint."""
+    app = pilot.app  # type: ignore[attr-defined]
+    for _ in range(3):
+        await pilot.pause()  # type: ignore[attr-defined]
+        await app.workers.wait_for_complete()
+    await pilot.pause()  # type: ignore[attr-defined]
