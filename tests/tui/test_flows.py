@@ -320,7 +320,7 @@ async def test_diff_since_a_date_and_for_one_subject(sample, config_dir):
         summary = plain(app.screen.query_one("#diff-summary", Static))
         assert f"{len(diff.revised)} revised" in summary
         revised = table.get_cell(f"R{info.chain[1]}", "fact").plain
-        assert "Sessions expire after 30 minutes → Sessions expire after 60 minutes" == revised
+        assert revised == "Sessions expire after 30 minutes → Sessions expire after 60 minutes"
         app.screen.query_one("#diff-subject", Input).value = "db"
         await pilot.press("enter")
         await settle(pilot)
