@@ -194,3 +194,10 @@ def test_checker_for_and_judge(scenario: Scenario, tmp_path: Path) -> None:
         "1 commit since the pin, +2 -1 lines"
     )
     assert ch.drift(scenario.sha["c1"]).describe().startswith("5 commits since the pin")
+
+
+def test_unborn_head_in_a_repo_with_commits(scenario: Scenario, tmp_path: Path) -> None:
+    work = clone(scenario.path, tmp_path / "unborn")
+    git(work, "checkout", "-q", "--orphan", "fresh")
+    with pytest.raises(RepoError, match="unborn"):
+        GitChecker(work)
