@@ -84,7 +84,7 @@ class GitChecker:
         except (pygit2.GitError, KeyError, ValueError) as e:
             raise RepoError(f"{p}: cannot open git repository: {e}") from e
         if repo.head_is_unborn:
-            if repo.is_empty:
+            if not any(True for _ in repo.references):
                 raise RepoError(f"{p}: the git repository is empty (HEAD has no commits)")
             raise RepoError(f"{p}: HEAD is on a branch with no commits yet (unborn); check out a commit")
         try:
