@@ -49,7 +49,10 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         # SUPPRESS: never overwrite a --db given before the subcommand
         default=argparse.SUPPRESS,
-        help="the memharness database (default: $MEMHARNESS_DB, else the SPEC §1 location)",
+        help=(
+            "the memharness database (default: $MEMHARNESS_DB, else "
+            "$XDG_DATA_HOME/memharness/memory.db or ~/.memharness/memory.db)"
+        ),
     )
     p.add_argument(
         "--repo",

@@ -182,9 +182,13 @@ class StalenessPass:
 
     def run(self) -> PassReport:
         """Run the whole pass in this thread; return the report."""
-        for event in self.iter_batches():
-            if self.on_progress is not None:
-                self.on_progress(event)
+        events = self.iter_batches()
+        try:
+            for event in events:
+                if self.on_progress is not None:
+                    self.on_progress(event)
+        finally:
+            events.close()  # closes the store even when on_progress raised
         return self.report
 
     # -- the pass --------------------------------------------------------
