@@ -157,7 +157,6 @@ def run(args: argparse.Namespace) -> int:
             factor=factor,
             batch_size=batch,
         )
-        spass.open_checkers()  # fail on a bad repo before the database is opened
         report = spass.run()
     except _UsageError as e:
         return _error(str(e))

@@ -11,6 +11,7 @@ prefix lookup plus a set lookup, and path entries are cached per
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,8 +114,11 @@ class GitChecker:
     def ancestors(self) -> set[pygit2.Oid]:
         """Every commit reachable from HEAD (all parents), HEAD included; walked once."""
         if self._ancestors is None:
-            walker = self.repo.walk(self.head_commit.id, pygit2.enums.SortMode.NONE)
-            self._ancestors = {c.id for c in walker}
+            try:
+                walker = self.repo.walk(self.head_commit.id, pygit2.enums.SortMode.NONE)
+                self._ancestors = {c.id for c in walker}
+            except (pygit2.GitError, KeyError, ValueError) as e:
+                raise RepoError(f"{self.path}: cannot walk HEAD's history: {e}") from e
         return self._ancestors
 
     def resolve(self, pin: str) -> tuple[str, pygit2.Commit | None, str | None]:
@@ -137,10 +141,9 @@ class GitChecker:
                 result = ("unknown", None, None)
             if obj is not None:
                 if isinstance(obj, pygit2.Tag):
-                    try:
+                    # a tag of a blob or tree does not peel: reported as a tag below
+                    with contextlib.suppress(pygit2.GitError, ValueError, KeyError):
                         obj = obj.peel(pygit2.Commit)
-                    except (pygit2.GitError, ValueError, KeyError):
-                        obj = obj  # a tag of a blob or tree: reported as that type below
                 if isinstance(obj, pygit2.Commit):
                     result = ("commit", obj, "commit")
                 else:

@@ -194,7 +194,7 @@ class StalenessPass:
     # -- the pass --------------------------------------------------------
 
     def open_checkers(self) -> list[GitChecker]:
-        """Open every repo (raises RepoError before anything is written)."""
+        """Open every repo and walk HEAD's history (raises RepoError before any write)."""
         checkers: list[GitChecker] = []
         seen: set[Path] = set()
         for r in self.repos:
@@ -202,6 +202,8 @@ class StalenessPass:
             if ch.path not in seen:
                 seen.add(ch.path)
                 checkers.append(ch)
+        for ch in checkers:
+            _ = ch.ancestors
         return checkers
 
     def _open_store(self) -> Any:

@@ -201,3 +201,13 @@ def test_unborn_head_in_a_repo_with_commits(scenario: Scenario, tmp_path: Path) 
     git(work, "checkout", "-q", "--orphan", "fresh")
     with pytest.raises(RepoError, match="unborn"):
         GitChecker(work)
+
+
+def test_annotated_tag_of_a_blob_is_not_a_commit(tmp_path: Path) -> None:
+    r = Repo.init(tmp_path / "tags")
+    r.commit("c", {"f.txt": "hello\n"})
+    r.git("tag", "-a", "blobtag", "-m", "a tag of a blob", r.rev("HEAD:f.txt"))
+    tag_sha = r.rev("refs/tags/blobtag")
+    assert judge(GitChecker(r.path), tag_sha) == (
+        UNRESOLVED, f"{tag_sha[:7]} is a tag, not a commit"
+    )
