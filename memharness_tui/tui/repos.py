@@ -68,7 +68,7 @@ def display_path(path: str | os.PathLike[str], cwd: str | os.PathLike[str] | Non
     here = Path(cwd) if cwd is not None else Path.cwd()
     try:
         rel = p.relative_to(here)
-        return str(rel) if str(rel) != "." else "."
+        return str(rel) if str(rel) != "." else f"{p.name} (here)"
     except ValueError:
         pass
     try:
