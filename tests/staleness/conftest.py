@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from staleness_helpers import Repo, Scenario, build_scenario
+
+from .staleness_helpers import Repo, Scenario, build_scenario
 
 
 @pytest.fixture(scope="session")

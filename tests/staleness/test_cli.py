@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from staleness_helpers import Repo, Scenario, file_bytes, make_store, rows
 
 from memharness_tui.staleness import cli as scli
+
+from .staleness_helpers import Repo, Scenario, file_bytes, make_store, rows
 
 SUMMARY = "checked 4 / current 1 / stale 2 / unresolved 1"
 

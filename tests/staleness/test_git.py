@@ -6,10 +6,11 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from staleness_helpers import Repo, Scenario, clone, git
 
 from memharness_tui.staleness.git import GitChecker, RepoError, find_repo
 from memharness_tui.staleness.verdicts import CURRENT, STALE, UNRESOLVED, classify
+
+from .staleness_helpers import Repo, Scenario, clone, git
 
 
 def judge(checker: GitChecker, pin: str, path: str | None = None) -> tuple[str, str]:

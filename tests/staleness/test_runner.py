@@ -10,15 +10,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from staleness_helpers import (
-    SOURCE_AXIS,
-    Repo,
-    Scenario,
-    clone,
-    file_bytes,
-    make_store,
-    rows,
-)
 
 from memharness_tui.staleness.git import RepoError
 from memharness_tui.staleness.runner import (
@@ -28,6 +19,16 @@ from memharness_tui.staleness.runner import (
     summary_line,
 )
 from memharness_tui.store import FakeClock, Store
+
+from .staleness_helpers import (
+    SOURCE_AXIS,
+    Repo,
+    Scenario,
+    clone,
+    file_bytes,
+    make_store,
+    rows,
+)
 
 CLOCK = "2026-03-01T12:00:00.000Z"
 
