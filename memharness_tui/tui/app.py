@@ -47,9 +47,11 @@ class MemharnessApp(App[int]):
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands}
     BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark,f1", "help", "Help", id="app.help"),
-        Binding("ctrl+t", "pick_theme", "Theme", id="app.theme"),
+        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
+        Binding("question_mark,f1", "help", "Help", id="app.help",
+                tooltip="This help: every key"),
+        Binding("ctrl+t", "pick_theme", "Theme", id="app.theme",
+                tooltip="Theme picker (remembered)"),
     ]
 
     as_of: reactive[str | None] = reactive(None)

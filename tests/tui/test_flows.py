@@ -209,7 +209,7 @@ async def test_detail_shows_both_time_axes_and_the_pin(sample, config_dir):
         await settle(pilot)
         d = app.screen
         pin = d.text_of("detail-pin")
-        assert "src/auth.py@" + "a" * 40 in pin
+        assert "path          src/auth.py" in pin and "commit        " + "a" * 40 in pin
         assert "stale" in pin and "src/auth.py changed since aaaaaaa" in pin
         assert "checked head  bbbbbbbbbbbb" in pin
         assert "2026-03-25T10:00:00.000Z" in pin and "days ago" in pin
@@ -307,7 +307,7 @@ async def test_diff_since_a_date_and_for_one_subject(sample, config_dir):
         await pilot.press("3")
         await settle(pilot)
         since = app.screen.query_one("#diff-since", Input)
-        assert since.value == "2026-05-25"  # a week before the frozen now
+        assert since.value == "2026-05-02"  # 30 days before the frozen now
         since.value = "2026-03-05"
         since.focus()
         await pilot.press("enter")
@@ -487,7 +487,7 @@ async def test_help_lists_every_key(sample, config_dir):
         from memharness_tui.tui.screens.help import binding_sections
 
         described = [desc for _area, rows in binding_sections() for _k, desc in rows]
-        for needle in ("Agent view", "Time travel", "History", "Older", "Theme", "Quit",
+        for needle in ("Agent view", "Time travel", "History", "Older version", "Theme", "Quit",
                        "Command palette"):
             assert any(needle in d for d in described), needle
         assert text  # rendered

@@ -18,7 +18,7 @@ from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
 
-NARROW = 110  # below this width the chain goes under the text instead of beside it
+NARROW = 110  # below this width the side column (pin, time, provenance) goes under the text
 
 
 def _row(text: Text, label: str, value: Text | str, style: str = "") -> None:
@@ -30,9 +30,12 @@ def _row(text: Text, label: str, value: Text | str, style: str = "") -> None:
 class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
     AUTO_FOCUS = "#chain"
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back", id="detail.back"),
-        Binding("left_square_bracket", "step(-1)", "Older", id="detail.older"),
-        Binding("right_square_bracket", "step(1)", "Newer", id="detail.newer"),
+        Binding("escape", "app.pop_screen", "Back", id="detail.back",
+                tooltip="Back to the list"),
+        Binding("left_square_bracket", "step(-1)", "Older", id="detail.older",
+                tooltip="Older version in the chain (what this revised)"),
+        Binding("right_square_bracket", "step(1)", "Newer", id="detail.newer",
+                tooltip="Newer version in the chain (what revised this)"),
     ]
 
     def __init__(self, fact_id: int) -> None:
@@ -51,10 +54,11 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
             with VerticalScroll(id="detail-main"):
                 yield Static(id="detail-title")
                 yield Static(id="detail-text", classes="box")
-                yield Static(id="detail-prov", classes="box")
-                yield Static(id="detail-time", classes="box")
+                yield Tree("Supersession chain", id="chain")
+            with VerticalScroll(id="detail-side"):
                 yield Static(id="detail-pin", classes="box")
-            yield Tree("Supersession chain", id="chain")
+                yield Static(id="detail-time", classes="box")
+                yield Static(id="detail-prov", classes="box")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -130,8 +134,8 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
             if f.freshness:
                 pin.append(f"  (verdict: {f.freshness})", style="dim")
             return pin
-        where = (f"{f.source_path}@" if f.source_path else "(whole repo)@") + f.source_commit
-        _row(pin, "pinned at", where)
+        _row(pin, "path", f.source_path or "(whole repo)", "" if f.source_path else "dim")
+        _row(pin, "commit", f.source_commit)
         verdict = freshness_badge(self.app, f.freshness, True)
         _row(pin, "verdict", verdict)
         reason = self.mapp.staleness_reason(f)
@@ -139,7 +143,7 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
             _row(pin, "reason", reason)
         elif f.freshness:
             _row(pin, "reason", "run a staleness pass to see why", "dim")
-        _row(pin, "checked head", (f.checked_head or "never checked")[:12],
+        _row(pin, "checked head", f.checked_head[:12] if f.checked_head else "never checked",
              "" if f.checked_head else "dim")
         if f.checked_at:
             _row(pin, "checked at", f"{f.checked_at}  ({age(f.checked_at, now)})")

@@ -16,7 +16,13 @@ HELP_BINDINGS = [Binding("escape,question_mark,q", "app.pop_screen", "Close", id
 def _key_label(key: str) -> str:
     names = {"question_mark": "?", "slash": "/", "left_square_bracket": "[",
              "right_square_bracket": "]", "escape": "Esc", "enter": "Enter"}
-    return " / ".join(names.get(k.strip(), k.strip()) for k in key.split(","))
+    def one(k: str) -> str:
+        k = names.get(k.strip(), k.strip())
+        if k.startswith("ctrl+"):
+            return "Ctrl+" + k[5:].upper()
+        return k.upper() if k.startswith("f") and k[1:].isdigit() else k
+
+    return " / ".join(one(k) for k in key.split(","))
 
 
 def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:

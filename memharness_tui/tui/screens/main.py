@@ -32,11 +32,15 @@ TABS: tuple[tuple[str, str, str], ...] = (
 class MainScreen(WorkerErrorsToApp, Screen[None]):
     AUTO_FOCUS = "#results"
     BINDINGS = [
-        *[Binding(key, f"show_tab('{tab}')", title, id=f"main.tab.{tab}")
+        *[Binding(key, f"show_tab('{tab}')", title, id=f"main.tab.{tab}",
+                  tooltip=f"Show the {title} tab")
           for tab, title, key in TABS],
-        Binding("slash", "focus_search", "Search", id="main.search"),
-        Binding("t", "time_travel", "Time travel", id="main.time_travel"),
-        Binding("T", "back_to_now", "Now", id="main.now"),
+        Binding("slash", "focus_search", "Search", id="main.search",
+                tooltip="Search (focus the search box; Esc leaves it)"),
+        Binding("t", "time_travel", "Time travel", id="main.time_travel",
+                tooltip="Time travel: show what was believed at a date"),
+        Binding("T", "back_to_now", "Now", id="main.now",
+                tooltip="Back to now (leave time travel)"),
     ]
 
     @property
@@ -71,7 +75,7 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
 
     def _as_of_changed(self, as_of: str | None) -> None:
         self.query_one("#asof-banner", Banner).say(
-            f"⏱ TIME TRAVEL — every list shows what was believed as of {as_of}   (T: back to now)"
+            f"⏱ AS OF {as_of} — time travel: every list shows what was believed then  (T: now)"
             if as_of else None
         )
 

@@ -18,6 +18,7 @@ from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
 
+DEFAULT_DAYS = 30  # the "since" box starts this many days before now
 ROWS_PER_SECTION = 300  # keep the table light; the summary says how many there are
 
 
@@ -43,8 +44,8 @@ class DiffPane(WorkerErrorsToApp, Vertical):
         for key, label in (("change", "Change"), ("id", "ID"), ("subject", "Subject"),
                            ("fact", "Fact (was → now)"), ("when", "When")):
             table.add_column(label, key=key)
-        week_ago = parse_iso(self.mapp.now_iso()) - timedelta(days=7)
-        self.query_one("#diff-since", Input).value = week_ago.strftime("%Y-%m-%d")
+        start = parse_iso(self.mapp.now_iso()) - timedelta(days=DEFAULT_DAYS)
+        self.query_one("#diff-since", Input).value = start.strftime("%Y-%m-%d")
         self.run_diff()
 
     @on(Input.Submitted, "#diff-since, #diff-subject")
@@ -108,6 +109,8 @@ class DiffPane(WorkerErrorsToApp, Vertical):
         summary.append(f"{len(diff.revised)} revised", style=warn)
         summary.append("  ·  ")
         summary.append(f"{len(diff.retracted)} retracted", style=bad)
+        if not (diff.learned or diff.revised or diff.retracted):
+            summary.append("  — nothing changed; try an earlier date", style="dim")
         if max(len(diff.learned), len(diff.revised), len(diff.retracted)) > ROWS_PER_SECTION:
             summary.append(f"  (first {ROWS_PER_SECTION} of each shown)", style="dim")
         self.query_one("#diff-summary", Static).update(summary)

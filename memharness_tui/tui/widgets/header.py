@@ -12,26 +12,25 @@ class StatusStrip(Static):
     """``DB path · schema vN · total / current / pinned / stale``; always literal text."""
 
     def show(self, path: str, schema_version: int, counts: object | None) -> None:
+        """Counts first (they matter most and survive a narrow terminal), then schema and path."""
         text = Text()
-        text.append("DB ", style="bold")
-        text.append(clean(path, single_line=True))
-        text.append(f"  ·  schema v{schema_version}", style="dim")
         if counts is not None:
             c = counts
-            text.append("  ·  ")
-            text.append(f"{c.total:,}", style="bold")  # type: ignore[attr-defined]
-            text.append(" total  ")
-            text.append(f"{c.current:,}", style="bold")  # type: ignore[attr-defined]
-            text.append(" current  ")
-            text.append(f"{c.pinned:,}", style="bold")  # type: ignore[attr-defined]
-            text.append(" pinned  ")
             stale = c.stale  # type: ignore[attr-defined]
-            text.append(f"{stale:,}", style="bold red" if stale else "bold")
-            text.append(" stale")
             unresolved = getattr(c, "unresolved", 0)
-            if unresolved:
-                text.append(f"  {unresolved:,}", style="bold yellow")
-                text.append(" unresolved")
+            for value, label, style in (
+                (c.total, "total", "bold"),  # type: ignore[attr-defined]
+                (c.current, "current", "bold"),  # type: ignore[attr-defined]
+                (c.pinned, "pinned", "bold"),  # type: ignore[attr-defined]
+                (stale, "stale", "bold red" if stale else "bold"),
+                (unresolved, "unresolved", "bold yellow" if unresolved else "bold"),
+            ):
+                text.append(f"{value:,}", style=style)
+                text.append(f" {label}  ")
+            text.append("·  ", style="dim")
+        text.append(f"schema v{schema_version}", style="dim")
+        text.append("  ·  ", style="dim")
+        text.append(clean(path, single_line=True))
         self.update(text)
 
 

@@ -54,8 +54,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     """Search box + filters over ``Store.recall``; a page of results and more on demand."""
 
     BINDINGS = [
-        Binding("a", "toggle_agent_view", "Agent view", id="recall.agent_view"),
-        Binding("m", "more", "More", id="recall.more"),
+        Binding("a", "toggle_agent_view", "Agent view", id="recall.agent_view",
+                tooltip="Agent view: the exact text the agent's recall returns"),
+        Binding("m", "more", "More", id="recall.more", tooltip="Load more results"),
         Binding("escape", "leave_input", "To results", show=False, id="recall.leave_input"),
     ]
 

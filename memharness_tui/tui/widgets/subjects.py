@@ -25,8 +25,9 @@ FACTS_PAGE = 200
 
 class SubjectsPane(WorkerErrorsToApp, Horizontal):
     BINDINGS = [
-        Binding("h", "toggle_history", "History", id="subjects.history"),
-        Binding("m", "more", "More", id="subjects.more"),
+        Binding("h", "toggle_history", "History", id="subjects.history",
+                tooltip="History: include superseded and retracted rows (dimmed)"),
+        Binding("m", "more", "More", id="subjects.more", tooltip="Load more facts"),
     ]
 
     include_history: reactive[bool] = reactive(False)
