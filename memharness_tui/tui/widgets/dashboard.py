@@ -80,6 +80,8 @@ def options_for(app: Any) -> StalenessOptions:
 class PassProgressed(Message):
     """A pass event, posted from the pass's thread. A newer one may replace a pending one."""
 
+    bubble = False
+
     def __init__(self, run: int, event: PassProgress) -> None:
         super().__init__()
         self.run = run
@@ -94,6 +96,8 @@ class PassProgressed(Message):
 
 class PassFailed(Message):
     """The pass could not run (unusable repo or database); nothing was written."""
+
+    bubble = False
 
     def __init__(self, run: int, error: str) -> None:
         super().__init__()

@@ -1,0 +1,73 @@
+"""Fixtures: a repo and a store in a temp folder (the cwd, so shown paths are short and stable)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memharness_tui.store import FakeClock, Store
+from memharness_tui.tui.app import MemharnessApp
+from memharness_tui.tui.widgets.dashboard import StalenessDashboard, StalenessOptions
+
+from .helpers import APP_NOW, CLOCK_START, FakeTimer, Shop, build_repo, shop_facts
+
+DB = "memory.db"
+
+
+@dataclass
+class Env:
+    root: Path
+    shop: Shop
+    store: Store
+    clock: FakeClock
+    ids: list[int]
+
+    @property
+    def db(self) -> Path:
+        return self.root / DB
+
+    def app(self, *, batch_size: int = 2, repos: list[str] | None = None,
+            throttle: Any = None, store: Store | None = None) -> MemharnessApp:
+        app = MemharnessApp(store or self.store, now=APP_NOW, cursor_blink=False,
+                            search_debounce=0, config_dir=self.root / "config")
+        app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
+            clock=self.clock, timer=FakeTimer(), batch_size=batch_size,
+            repos=repos if repos is not None else [str(self.shop.path)], cwd=str(self.root),
+            throttle=throttle, drift_delay=0,
+        )
+        return app
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
+    monkeypatch.chdir(tmp_path)
+    shop = build_repo(tmp_path / "shop")
+    clock = FakeClock(CLOCK_START, step_ms=60_000)
+    store = Store.open(DB, clock=clock)
+    ids = [store.remember(f.pop("subject"), f.pop("fact"), **f)[0] for f in shop_facts(shop)]
+    try:
+        yield Env(tmp_path, shop, store, clock, ids)
+    finally:
+        store.close()
+
+
+async def ready(pilot: Any) -> StalenessDashboard:
+    """Wait for the main screen, show the Staleness tab, and let the loads settle."""
+    app = pilot.app
+    for _ in range(200):
+        if app.main_screen() is not None:
+            break
+        await pilot.pause(0.01)
+    await pilot.press("4")
+    await settle(pilot)
+    return app.screen.query_one("#staleness-pane", StalenessDashboard)
+
+
+async def settle(pilot: Any, rounds: int = 4) -> None:
+    for _ in range(rounds):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
