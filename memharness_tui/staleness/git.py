@@ -102,8 +102,9 @@ class GitChecker:
         self.is_shallow = repo.is_shallow
         self._ancestors: set[pygit2.Oid] | None = None
         self._resolved: dict[str, tuple[str, pygit2.Commit | None, str | None]] = {}
-        self._entries: dict[tuple[str, str], tuple[str, bool] | None] = {}
-        self._trees: dict[str, pygit2.Tree] = {}
+        self._entries: dict[tuple[pygit2.Oid, str], tuple[str, bool] | None] = {}
+        self._trees: dict[pygit2.Oid, pygit2.Tree] = {}
+        self._paths: dict[str | None, tuple[str | None, bool]] = {}
 
     def __repr__(self) -> str:
         return f"GitChecker({str(self.path)!r}, head={self.head[:7]})"
@@ -153,7 +154,7 @@ class GitChecker:
 
     def entry(self, commit: pygit2.Commit, path: str) -> tuple[str, bool] | None:
         """(entry id, is folder) at ``path`` in ``commit``, or None when absent. Cached."""
-        key = (str(commit.id), path)
+        key = (commit.id, path)
         hit = self._entries.get(key, _MISSING)
         if hit is not _MISSING:
             return hit  # type: ignore[return-value]
@@ -175,10 +176,14 @@ class GitChecker:
 
     def facts(self, pin: str, path: str | None = None) -> GitFacts:
         """Gather everything the pure classifier needs about one pin."""
-        norm = normalize_path(path)
-        bad_path = norm == ""  # climbs out of the repo: exists nowhere
-        if bad_path and path is not None:
-            norm = path.strip()
+        hit = self._paths.get(path)
+        if hit is None:
+            norm = normalize_path(path)
+            bad_path = norm == ""  # climbs out of the repo: exists nowhere
+            if bad_path and path is not None:
+                norm = path.strip()
+            hit = self._paths[path] = (norm, bad_path)
+        norm, bad_path = hit
         resolution, commit, otype = self.resolve(pin)
         if commit is None:
             return GitFacts(
