@@ -285,7 +285,7 @@ async def test_time_travel_marks_and_filters_every_list(sample, config_dir):
         assert isinstance(app.screen, MainScreen)
         assert app.as_of == "2026-03-01T09:30:00.000Z"
         banner = app.screen.query_one("#asof-banner", Static)
-        assert banner.display and "as of 2026-03-01T09:30:00.000Z" in plain(banner)
+        assert banner.display and "AS OF 2026-03-01T09:30:00.000Z" in plain(banner)
         table = app.screen.query_one("#results", DataTable)
         assert ids_in(table) == store.recall("", as_of=app.as_of, limit=50).ids
         assert info.chain[0] in ids_in(table) and info.chain[2] not in ids_in(table)
