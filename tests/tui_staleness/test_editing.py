@@ -1,0 +1,269 @@
+"""Revise, still true, downgrade, retract, bulk triage, new fact — checked in the database."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable, Input, Static, TextArea
+
+from memharness_tui.staleness.runner import DOWNGRADE_AGENT, StalenessPass
+from memharness_tui.store import Store
+from memharness_tui.tui.screens.confirm import ConfirmScreen
+from memharness_tui.tui.screens.fact_form import NewFactScreen, ReviseFormScreen
+from memharness_tui.tui.screens.revise import ReviseScreen
+
+from .conftest import DB, Env, ready, settle
+from .helpers import rows
+
+
+async def flagged_after_pass(pilot, env: Env):
+    dash = await ready(pilot)
+    dash.start_pass(threaded=False)
+    while dash.step_pass():
+        pass
+    await settle(pilot)
+    return dash
+
+
+def cursor_to(dash, fact_id: int) -> None:
+    table = dash.query_one("#flagged-table", DataTable)
+    table.move_cursor(row=[f.id for f in dash.shown].index(fact_id), animate=False)
+
+
+async def open_revise(pilot, dash, fact_id: int) -> ReviseScreen:
+    cursor_to(dash, fact_id)
+    await pilot.press("enter")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ReviseScreen)
+    await screen.git_ready.wait()
+    await pilot.pause()
+    return screen
+
+
+def error_text(screen, name: str) -> str:
+    r = screen.query_one(f"#err-{name}", Static).render()
+    return getattr(r, "plain", str(r))
+
+
+async def test_revise_modal_shows_pin_reason_drift_and_the_diff(env: Env) -> None:
+    auth = env.ids[0]
+    async with env.app().run_test(size=(140, 44)) as pilot:
+        dash = await flagged_after_pass(pilot, env)
+        table = dash.query_one("#flagged-table", DataTable)
+        row = [str(c) for c in table.get_row(str(auth))]
+        assert "src/auth.py changed since " + env.shop.c1[:7] in row
+        assert "1 commit +2 −3" in row
+        screen = await open_revise(pilot, dash, auth)
+        diff = screen.diff_plain()
+        assert "--- a/src/auth.py" in diff and '-HASH = "bcrypt"' in diff
+        assert '+HASH = "argon2id"' in diff
+        pin = screen.query_one("#revise-pin", Static).render().plain
+        assert env.shop.head[:12] in pin and "1 commit  +2 −3" in pin
+        await pilot.press("escape")
+        assert not isinstance(pilot.app.screen, ReviseScreen)
+
+
+async def test_rewrite_validates_inline_then_revises_and_checks_at_head(env: Env) -> None:
+    auth = env.ids[0]
+    async with env.app().run_test(size=(140, 44)) as pilot:
+        dash = await flagged_after_pass(pilot, env)
+        await open_revise(pilot, dash, auth)
+        await pilot.press("e")
+        await settle(pilot)
+        form = pilot.app.screen
+        assert isinstance(form, ReviseFormScreen)
+        assert form.query_one("#form-commit", Input).value == env.shop.head
+        assert form.query_one("#form-path", Input).value == "src/auth.py"
+        assert form.query_one("#form-source_ref", Input).value == f"shop@{env.shop.head}:src/auth.py"
+        before = rows(env.db)
+        form.query_one("#form-fact", TextArea).text = "Passwords are hashed with argon2id"
+        form.query_one("#form-confidence", Input).value = "1.5"
+        form.query_one("#form-valid_from", Input).value = "2026-13-45"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert pilot.app.screen is form  # still open: nothing written
+        assert "confidence must be a number in [0, 1]" in error_text(form, "confidence")
+        assert "valid_from" in error_text(form, "valid_from")
+        assert rows(env.db) == before
+        # a valid-from in the future passes the form but the Store refuses it: shown inline
+        form.query_one("#form-confidence", Input).value = "0.8"
+        form.query_one("#form-valid_from", Input).value = "2099-01-01"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert pilot.app.screen is form
+        assert "cannot be in the future" in error_text(form, "valid_from")
+        assert error_text(form, "confidence") == ""
+        assert rows(env.db) == before
+        form.query_one("#form-valid_from", Input).value = ""
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, ReviseFormScreen | ReviseScreen)
+        assert auth not in [f.id for f in dash.flagged]
+    got = rows(env.db)
+    old = got[auth]
+    new = got[old["superseded_by"]]
+    assert old["valid_to"] == new["valid_from"] and old["retracted_at"] is None
+    assert new["fact"] == "Passwords are hashed with argon2id" and new["confidence"] == 0.8
+    assert (new["source_commit"], new["source_path"]) == (env.shop.head, "src/auth.py")
+    assert new["source_ref"] == f"shop@{env.shop.head}:src/auth.py"
+    assert (new["freshness"], new["checked_head"]) == ("current", env.shop.head)
+    assert new["source_agent"] == "human" and new["subject"] == "auth"
+    assert new["predicate"] == "hash"
+
+
+async def test_still_true_repins_at_head_and_records_current(env: Env) -> None:
+    config = env.ids[2]
+    async with env.app().run_test(size=(140, 44)) as pilot:
+        dash = await flagged_after_pass(pilot, env)
+        await open_revise(pilot, dash, config)
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, ReviseScreen)
+    got = rows(env.db)
+    old = got[config]
+    new = got[old["superseded_by"]]
+    assert new["fact"] == old["fact"] and new["confidence"] == old["confidence"]
+    assert (new["source_commit"], new["source_path"]) == (env.shop.head, "src/config.py")
+    assert (new["freshness"], new["checked_head"]) == ("current", env.shop.head)
+
+
+async def test_downgrade_keeps_text_and_pin_and_the_verdict(env: Env) -> None:
+    auth = env.ids[0]
+    async with env.app().run_test(size=(140, 44)) as pilot:
+        dash = await flagged_after_pass(pilot, env)
+        await open_revise(pilot, dash, auth)
+        await pilot.press("w")
+        await pilot.press("y")
+        await settle(pilot)
+        new_id = rows(env.db)[auth]["superseded_by"]
+        assert new_id in [f.id for f in dash.flagged]  # still stale: still flagged
+    got = rows(env.db)
+    old, new = got[auth], got[new_id]
+    assert new["fact"] == old["fact"] and abs(new["confidence"] - 0.45) < 1e-9
+    assert (new["source_commit"], new["source_path"]) == (env.shop.c1, "src/auth.py")
+    assert new["source_ref"] == old["source_ref"] and new["source_agent"] == DOWNGRADE_AGENT
+    assert (new["freshness"], new["checked_head"]) == ("stale", env.shop.head)
+
+
+async def test_retract_asks_first(env: Env) -> None:
+    legacy = env.ids[3]
+    async with env.app().run_test(size=(140, 44)) as pilot:
+        dash = await flagged_after_pass(pilot, env)
+        cursor_to(dash, legacy)
+        await pilot.press("r")
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ConfirmScreen)
+        await pilot.press("n")  # cancelled: nothing happens
+        await settle(pilot)
+        assert rows(env.db)[legacy]["retracted_at"] is None
+        await pilot.press("delete")
+        await pilot.press("y")
+        await settle(pilot)
+        assert legacy not in [f.id for f in dash.flagged]
+    got = rows(env.db)[legacy]
+    assert got["retracted_at"] is not None and got["superseded_by"] is None
+
+
+async def test_bulk_triage_marks_then_applies_after_one_confirmation(env: Env) -> None:
+    auth, config, legacy = env.ids[0], env.ids[2], env.ids[3]
+    async with env.app().run_test(size=(140, 44)) as pilot:
+        dash = await flagged_after_pass(pilot, env)
+        # still true on two marked facts; the deleted path cannot be "still true": skipped
+        cursor_to(dash, config)
+        await pilot.press("space")
+        cursor_to(dash, legacy)
+        await pilot.press("space")
+        assert dash.marked == {config, legacy}
+        await pilot.press("y")
+        confirm = pilot.app.screen
+        assert isinstance(confirm, ConfirmScreen) and "2 facts" in confirm.title_text
+        await pilot.press("y")
+        await settle(pilot)
+        assert dash.last_bulk.changed and len(dash.last_bulk.changed) == 1
+        assert [i for i, _ in dash.last_bulk.skipped] == [legacy]
+        assert any("Re-verified at HEAD: 1 fact; skipped 1" in n.message
+                   for n in pilot.app._notifications)
+        # select all of a filter (stale only) and downgrade them all
+        await pilot.press("v")
+        assert dash.verdict_filter == "stale"
+        stale_ids = {f.id for f in dash.shown}
+        assert stale_ids == {auth, legacy}
+        await pilot.press("a")
+        assert dash.marked == stale_ids
+        await pilot.press("w")
+        assert "Downgrade 2 facts?" in pilot.app.screen.title_text
+        await pilot.press("y")
+        await settle(pilot)
+        assert len(dash.last_bulk.changed) == 2 and not dash.marked
+    got = rows(env.db)
+    c_new = got[got[config]["superseded_by"]]
+    assert (c_new["freshness"], c_new["source_commit"]) == ("current", env.shop.head)
+    for old_id in (auth, legacy):
+        old = got[old_id]
+        new = got[old["superseded_by"]]
+        assert new["confidence"] == old["confidence"] * 0.5
+        assert new["freshness"] == "stale" and new["source_commit"] == env.shop.c1
+
+
+async def test_new_fact_form_validates_then_remembers_and_checks_its_pin(env: Env) -> None:
+    async with env.app().run_test(size=(140, 44)) as pilot:
+        await ready(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        form = pilot.app.screen
+        assert isinstance(form, NewFactScreen)
+        before = rows(env.db)
+        form.query_one("#form-subject", Input).value = "  "
+        form.query_one("#form-importance", Input).value = "11"
+        form.query_one("#form-commit", Input).value = "not-a-sha"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "subject must not be empty" in error_text(form, "subject")
+        assert "fact must not be empty" in error_text(form, "fact")
+        assert "importance must be an integer in [1, 10]" in error_text(form, "importance")
+        assert "pin commit must be 7-40 hex digits" in error_text(form, "commit")
+        assert rows(env.db) == before
+        form.query_one("#form-subject", Input).value = "db"
+        form.query_one("#form-fact", TextArea).text = "The engine is set in src/db.py [bold]x[/]"
+        form.query_one("#form-importance", Input).value = "7"
+        form.query_one("#form-commit", Input).value = env.shop.head[:10]
+        form.query_one("#form-path", Input).value = "./src//db.py"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(pilot.app.screen, NewFactScreen)
+    got = rows(env.db)
+    new = got[max(got)]
+    assert new["fact"] == "The engine is set in src/db.py [bold]x[/]" and new["subject"] == "db"
+    assert new["importance"] == 7 and new["source_agent"] == "human"
+    assert (new["source_commit"], new["source_path"]) == (env.shop.head[:10], "src/db.py")
+    assert (new["freshness"], new["checked_head"]) == ("current", env.shop.head)
+
+
+async def test_read_only_store_refuses_writes_and_passes_only_check(env: Env) -> None:
+    env.store.close()
+    StalenessPass(str(env.db), [env.shop.path], clock=env.clock).run()  # some flagged rows
+    ro = Store.open(DB, clock=env.clock, readonly=True)
+    before = rows(env.db)
+    try:
+        app = env.app(store=ro)
+        async with app.run_test(size=(140, 44)) as pilot:
+            dash = await ready(pilot)
+            await pilot.press("n")
+            await pilot.press("w")
+            await pilot.press("r")
+            await settle(pilot)
+            assert not isinstance(pilot.app.screen, NewFactScreen | ConfirmScreen)
+            assert sum("read-only" in n.message for n in app._notifications) >= 3
+            await pilot.press("s")
+            for _ in range(300):
+                await pilot.pause(0.01)
+                if dash.state is not None and dash.state.done:
+                    break
+            await settle(pilot)
+            assert dash.state.check_only
+            assert dash.last_summary.startswith("checked 7 / ")
+    finally:
+        ro.close()
+    assert rows(env.db) == before
