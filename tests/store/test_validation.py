@@ -40,6 +40,7 @@ from memharness_tui.store.types import (
     Fact,
     RecallResult,
     RevisedPair,
+    StalenessUpdate,
     StatsResult,
     SubjectCount,
     WhyResult,
@@ -84,6 +85,7 @@ def refused(
         call()
     message = str(info.value)
     assert type(info.value) is error, message
+    assert info.value.code == error.code  # type: ignore[attr-defined]
     assert "\n" not in message
     for name in fields:
         assert name in message, f"{name!r} not named in: {message}"
@@ -478,6 +480,53 @@ def test_recall_with_any_query_text_is_never_a_syntax_error(store: Store) -> Non
         store.recall(query)
 
 
+def test_like_fallback_escapes_percent_underscore_and_backslash(db: Path) -> None:
+    """SPEC §7: the LIKE fallback escapes \\, % and _ — each matches only itself."""
+    with open_store(db) as s:
+        pct, _ = s.remember("odds", "100% sure")
+        und, _ = s.remember("names", "snake_case name")
+        bsl, _ = s.remember("paths", "C:\\temp dir")
+        s.remember("plain", "nothing special here at all")
+        for query, expected in (("%", [pct]), ("_", [und]), ("\\", [bsl]), ("0%", [pct])):
+            r = s.recall(query)
+            assert r.used_fallback, query
+            assert r.ids == expected, query
+
+
+# --- why, diff, get, staleness writer ---------------------------------------------------
+
+
+def test_why_and_get_of_an_unknown_id_are_not_found(store: Store) -> None:
+    refused(store, lambda: store.why(999), NotFound, "#999")
+    refused(store, lambda: store.get(0), NotFound, "#0")
+
+
+@pytest.mark.parametrize("since", ["2026-02-30", "last week", "", None])
+def test_diff_refuses_a_bad_since(store: Store, since: object) -> None:
+    refused(store, lambda: store.diff(since), InvalidInput, "since")  # type: ignore[arg-type]
+
+
+def test_set_staleness_refuses_bad_freshness_and_checked_at(store: Store) -> None:
+    refused(
+        store, lambda: store.set_staleness(5, "fresh", "2026-02-01", "b" * 40), InvalidInput,
+        "freshness",
+    )  # fmt: skip
+    refused(
+        store, lambda: store.set_staleness(5, "stale", "2026-02-30", "b" * 40), InvalidInput,
+        "checked_at",
+    )  # fmt: skip
+
+
+def test_set_staleness_many_is_all_or_nothing(store: Store) -> None:
+    """A batch with an unknown id writes none of its verdicts (one transaction)."""
+    batch = [
+        StalenessUpdate(5, "stale", "2026-02-01", "b" * 40),
+        StalenessUpdate(999, "stale", "2026-02-01", "b" * 40),
+    ]
+    refused(store, lambda: store.set_staleness_many(batch), NotFound, "#999")
+    assert store.get(5).freshness is None
+
+
 # --- token budget ---------------------------------------------------------------------
 
 
@@ -525,6 +574,12 @@ def test_max_tokens_stops_at_the_first_fact_that_does_not_fit(db: Path) -> None:
 # --- opening ----------------------------------------------------------------------------
 
 
+def assert_no_wal_content(path: Path) -> None:
+    """A reader of a WAL-mode file may leave an empty -wal (and -shm) beside it; nothing more."""
+    wal = Path(f"{path}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0, f"{wal} holds {wal.stat().st_size} bytes"
+
+
 def _too_new_copy_of_v5(tmp_path: Path) -> Path:
     target = tmp_path / "v5.db"
     shutil.copyfile(fixtures_dir() / "v5.db", target)
@@ -543,7 +598,7 @@ def test_too_new_file_is_refused_and_left_byte_identical(tmp_path: Path) -> None
     assert info.value.code == "SCHEMA_TOO_NEW"
     assert "6" in str(info.value) and "\n" not in str(info.value)
     assert file_digest(path) == digest
-    assert sidecars(path) == []
+    assert_no_wal_content(path)
 
 
 def test_too_new_file_is_refused_read_only_too(tmp_path: Path) -> None:
