@@ -47,18 +47,21 @@ class FakeClock:
         self._ms = parse_ms(normalize_iso(start, "clock start"))
         self.step_ms = step_ms
         self._last = -(10**18)
+        self._lock = threading.Lock()
 
     def now(self) -> str:
-        issue = self._ms
-        if issue <= self._last:
-            issue = self._last + 1
-        self._last = issue
-        self._ms = issue + self.step_ms
-        return format_ms(issue)
+        with self._lock:
+            issue = self._ms
+            if issue <= self._last:
+                issue = self._last + 1
+            self._last = issue
+            self._ms = issue + self.step_ms
+            return format_ms(issue)
 
     def advance(self, ms: int) -> None:
         """Move the clock without issuing a timestamp."""
-        self._ms += ms
+        with self._lock:
+            self._ms += ms
 
     def peek(self) -> str:
         return format_ms(self._ms)

@@ -159,6 +159,42 @@ def migrate(conn: sqlite3.Connection, path: str, *, readonly: bool) -> tuple[int
     return SCHEMA_VERSION, note
 
 
+def _precheck(path: str) -> None:
+    """Refuse a too-new, foreign or corrupt file through a read-only connection first.
+
+    The writer's connection switches the file to WAL on open, so a file we refuse
+    must be judged before that connection exists — it is left byte-identical. This
+    look ignores a pending WAL; migrate() re-checks inside the write lock.
+    """
+    try:
+        # immutable=1: no locks and no -wal/-shm files are created for this look.
+        uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro&immutable=1"
+        conn = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as exc:
+        raise StoreOpenError(f"cannot open {path}: {exc}") from None
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        version = user_version(conn)
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNew(
+                f"database schema version {version} is newer than this memharness-tui "
+                f"understands (max {SCHEMA_VERSION}); upgrade memharness-tui. "
+                f"The file was not changed: {path}"
+            )
+        if version == 0 and _has_foreign_tables(conn):
+            raise StoreOpenError(
+                f"{path} is a SQLite database but not a memharness store (user_version 0 "
+                "with other tables); refusing to add the memharness schema to it"
+            )
+    except sqlite3.DatabaseError as exc:
+        msg = str(exc)
+        if "not a database" in msg or "malformed" in msg:
+            raise StoreOpenError(f"cannot open {path}: not a usable SQLite database ({msg})") from None
+        raise StoreOpenError(f"cannot open {path}: {msg}") from None
+    finally:
+        conn.close()
+
+
 def open_database(path: str, *, readonly: bool) -> tuple[MemharnessDatabase, int, str | None]:
     """Open (and migrate) the file; every failure is one clear StoreOpenError line."""
     if readonly and path != ":memory:" and not os.path.exists(path):
@@ -171,6 +207,8 @@ def open_database(path: str, *, readonly: bool) -> tuple[MemharnessDatabase, int
             raise StoreOpenError(f"cannot create the folder for {path}: {exc.strerror}") from None
         if os.path.isdir(path):
             raise StoreOpenError(f"{path} is a folder, not a database file")
+    if not readonly and path != ":memory:" and os.path.exists(path):
+        _precheck(path)
     db = MemharnessDatabase(path, readonly=readonly)
     try:
         conn = db.connection()

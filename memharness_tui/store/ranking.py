@@ -8,6 +8,9 @@ from .timeutil import parse_ms
 from .types import RankingSettings
 
 MS_PER_DAY = 86_400_000
+# SQLite keeps julian days as integer milliseconds (iJD) and julianday() returns
+# iJD / 86400000.0; the Unix epoch is iJD 210866760000000.
+_UNIX_EPOCH_IJD = 210_866_760_000_000
 
 
 def half_life(kind: str, importance: int, r: RankingSettings) -> float:
@@ -15,9 +18,15 @@ def half_life(kind: str, importance: int, r: RankingSettings) -> float:
     return base * max(r.min_half_life_factor, 1.0 + r.importance_half_life_weight * (importance - 5))
 
 
+def julianday(ts: str) -> float:
+    """SQLite's julianday() of a canonical timestamp, bit for bit."""
+    return (parse_ms(ts) + _UNIX_EPOCH_IJD) / 86_400_000.0
+
+
 def age_days(now: str, last_accessed_at: str | None, tx_at: str) -> float:
+    """max(0, julianday(now) - julianday(COALESCE(last_accessed_at, tx_at))), as the SQL computes it."""
     ref = last_accessed_at if last_accessed_at is not None else tx_at
-    return max(0.0, (parse_ms(now) - parse_ms(ref)) / MS_PER_DAY)
+    return max(0.0, julianday(now) - julianday(ref))
 
 
 def freshness_factor(freshness: str | None, r: RankingSettings) -> float:

@@ -33,7 +33,11 @@ _ISO_RE = re.compile(
 def format_ts(dt: datetime) -> str:
     """Canonical fixed-width UTC form: ``YYYY-MM-DDTHH:MM:SS.sssZ``."""
     dt = dt.astimezone(UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    # Not strftime: its %Y does not zero-pad years below 1000 on every platform.
+    return (
+        f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt.hour:02d}:{dt.minute:02d}:"
+        f"{dt.second:02d}.{dt.microsecond // 1000:03d}Z"
+    )
 
 
 def format_ms(epoch_ms: int) -> str:
