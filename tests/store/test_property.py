@@ -397,21 +397,21 @@ row_strategy = st.fixed_dictionaries(
         "hits": st.integers(1, 3),
     }
 )
-# Effective half-lives stay >= 1 day here (default settings: >= 1.5 days). SQLite's
-# julianday() difference carries ~5e-10 days of rounding, so with half-lives far below a
-# day the exponent error alone exceeds 1e-9 relative; that case is pinned separately in
+# Half-lives from realistic (>= 1 day) down to minutes: the mirror ages by julianday
+# differences exactly as SQLite does, so even a tiny half-life (where the ~5e-10 day
+# rounding of julianday() is amplified) must agree within 1e-9 — see also
 # test_score_mirror_with_a_tiny_half_life below.
 ranking_strategy = st.one_of(
     st.just(RankingSettings()),
     st.builds(
         RankingSettings,
-        half_life_days=st.floats(20.0, 400.0),
+        half_life_days=st.one_of(st.floats(20.0, 400.0), st.floats(0.01, 20.0)),
         rrf_k=st.floats(1.0, 100.0),
         importance_weight=st.floats(0.0, 0.1),
         importance_half_life_weight=st.floats(0.0, 0.3),
-        min_half_life_factor=st.floats(0.05, 0.5),
+        min_half_life_factor=st.floats(0.01, 0.5),
         kind_half_life_days=st.fixed_dictionaries(
-            {"episodic": st.floats(20.0, 100.0), "procedural": st.floats(20.0, 400.0)}
+            {"episodic": st.floats(0.01, 100.0), "procedural": st.floats(0.01, 400.0)}
         ),
         stale_weight=st.floats(0.0, 1.0),
         unresolved_weight=st.floats(0.0, 1.0),
