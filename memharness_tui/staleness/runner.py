@@ -322,7 +322,7 @@ class StalenessPass:
         if not kept:
             return kept
         checked_at = store.now()
-        store.set_staleness_many(
+        written = store.set_staleness_many(
             [
                 StalenessUpdate(
                     id=v.fact_id,
@@ -333,8 +333,13 @@ class StalenessPass:
                     source_path=v.path if v.backfilled else None,
                 )
                 for v in kept
-            ]
+            ],
+            live_only=True,  # the guard re-checks liveness inside the write lock
         )
+        if len(written) != len(kept):
+            done = set(written)
+            self.report.skipped.extend(v.fact_id for v in kept if v.fact_id not in done)
+            kept = [v for v in kept if v.fact_id in done]
         if self.downgrade:
             for v in kept:
                 if v.freshness == STALE:

@@ -122,5 +122,12 @@ SET_STALENESS = """UPDATE facts SET
   source_commit = COALESCE(:source_commit, source_commit),
   source_path = COALESCE(:source_path, source_path)
 WHERE id = :id"""
+# The pass's guard: only rows still live (and, for a backfill, still unpinned) take a verdict,
+# so a fact another process revised or retracted mid-pass is never touched.
+SET_STALENESS_LIVE = (
+    SET_STALENESS
+    + " AND retracted_at IS NULL AND superseded_by IS NULL"
+    + " AND (:source_commit IS NULL OR source_commit IS NULL)"
+)
 
 FTS_INTEGRITY_CHECK = "INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)"

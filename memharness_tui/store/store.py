@@ -668,28 +668,44 @@ class Store:
             ]
         )
 
-    def set_staleness_many(self, updates: Sequence[StalenessUpdate]) -> None:
-        """Write verdicts in one short transaction. Touches only the source-axis columns."""
+    def set_staleness_many(
+        self, updates: Sequence[StalenessUpdate], *, live_only: bool = False
+    ) -> list[int]:
+        """Write verdicts in one short transaction. Touches only the source-axis columns.
+
+        With ``live_only`` (the pass), rows that are no longer live — or a backfill
+        whose row got pinned meanwhile — are skipped inside the write lock; otherwise
+        an unknown id is NotFound. Returns the ids written.
+        """
         self._writable()
         params = []
+        stamps: dict[str, str] = {}
         for u in updates:
             if u.freshness not in FRESHNESS_VALUES:
                 raise InvalidInput(
                     f"freshness must be one of {', '.join(FRESHNESS_VALUES)}, got {u.freshness!r}"
                 )
+            checked_at = stamps.get(u.checked_at)
+            if checked_at is None:
+                checked_at = stamps[u.checked_at] = normalize_iso(u.checked_at, "checked_at")
             params.append(
                 {
                     "id": _check_id(u.id),
                     "freshness": u.freshness,
-                    "checked_at": normalize_iso(u.checked_at, "checked_at"),
+                    "checked_at": checked_at,
                     "checked_head": _check_str(u.checked_head, "checked_head"),
                     "source_commit": u.source_commit,
                     "source_path": u.source_path,
                 }
             )
         if not params:
-            return
+            return []
+        written: list[int] = []
+        stmt = sql.SET_STALENESS_LIVE if live_only else sql.SET_STALENESS
         with immediate(self.conn) as conn:
             for p in params:
-                if conn.execute(sql.SET_STALENESS, p).rowcount == 0:
+                if conn.execute(stmt, p).rowcount:
+                    written.append(p["id"])
+                elif not live_only:
                     raise NotFound(f"no fact #{p['id']}")
+        return written
