@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Select, Static, TextArea
+from textual.widgets import Button, Footer, Input, Select, Static, TextArea
 
 from memharness_tui.tui.editing import (
     FactValues,
@@ -64,6 +64,8 @@ class FactFormScreen(ModalScreen[int | None]):
     #form-context { height: auto; max-height: 4; color: $foreground-muted; }
     #form-fields { height: auto; max-height: 30; }
     .form-row { height: auto; margin-top: 1; }
+    #form-box.short .form-row { margin-top: 0; }
+    #form-box.short #form-help { display: none; }
     .form-label { width: 14; padding-right: 1; text-style: bold; }
     .form-row Input, .form-row Select { width: 1fr; }
     #form-fact { height: 4; width: 1fr; }
@@ -107,6 +109,10 @@ class FactFormScreen(ModalScreen[int | None]):
             with Horizontal(id="form-buttons"):
                 yield Button("Cancel", id="form-cancel")
                 yield Button("Save", variant="primary", id="form-save")
+        yield Footer()
+
+    def on_resize(self) -> None:
+        self.query_one("#form-box").set_class(self.size.height < 34, "short")
 
     @staticmethod
     def row(label: str, widget: Any, name: str) -> ComposeResult:

@@ -193,8 +193,6 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
             t.append("\ngit        ", style="bold")
             problem = "; ".join(self.git_errors) or "no repo to check against (g on the dashboard)"
             t.append_text(safe(problem, "italic", single_line=True, max_len=120))
-        t.append(f"\nkeys       e rewrite · y still true at HEAD · w downgrade ×{self.factor:g}"
-                 " · r retract · Esc close", style="dim")
         self.query_one("#revise-pin", Static).update(t)
 
     def _show_diff(self) -> None:

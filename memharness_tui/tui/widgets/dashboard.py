@@ -52,10 +52,18 @@ if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
 
 FLAGGED_LIMIT = 2000  # flagged rows read from the store
-FLAGGED_SHOWN = 500  # rows put in the table (a DataTable measures every cell)
+FLAGGED_SHOWN = 300  # rows put in the table (a DataTable measures every cell)
 LOG_LINES = 2000
-LOG_DETAIL = 40  # verdicts logged one per line per drain; beyond that, current ones are summed
+LOG_DETAIL = 24  # a drain this small is logged one line per verdict
+LOG_SAMPLE = 5  # from a bigger drain: this many flagged lines, then a tally
+PASS_YIELD = 0.002  # seconds the pass thread sleeps after each batch (keeps keys snappy)
+UI_INTERVAL = 1 / 30  # the pass thread posts progress at most this often (plus first and last)
+_FALLBACK = {"success": "green", "error": "red", "warning": "yellow"}
 VERDICT_FILTERS = (None, "stale", "unresolved")
+FLAGGED_COLUMNS = (("mark", " "), ("id", "ID"), ("verdict", "Verdict"), ("fact", "Fact"),
+                   ("reason", "Reason"), ("drift", "Drift"), ("pin", "Pin"),
+                   ("subject", "Subject"), ("repo", "Repo"))
+NARROW = 110  # below this width, fact and reason cells are cut shorter
 
 
 @dataclass
@@ -184,6 +192,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.last_error: str | None = None
         self._drift_timer: Timer | None = None
         self._loaded = False
+        self._needs_load = False
         self.last_bulk: Any = None
 
     @property
@@ -193,6 +202,17 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     @property
     def options(self) -> StalenessOptions:
         return options_for(self.app)
+
+    @property
+    def narrow(self) -> bool:
+        return 0 < self.size.width < NARROW
+
+    def on_resize(self) -> None:
+        narrow = self.narrow
+        if narrow != getattr(self, "_was_narrow", None):
+            self._was_narrow = narrow
+            if self._loaded:
+                self._fill()
 
     @property
     def running(self) -> bool:
@@ -217,10 +237,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.repos = list(opts.repos) if opts.repos is not None else load_repos(
             self.mapp.config_dir, cwd=opts.cwd)
         table = self.query_one("#flagged-table", DataTable)
-        for key, label in (("mark", " "), ("id", "ID"), ("verdict", "Verdict"),
-                           ("fact", "Fact"), ("reason", "Reason"), ("drift", "Drift"),
-                           ("pin", "Pin"), ("subject", "Subject"), ("repo", "Repo")):
-            table.add_column(label, key=key)
+        self._add_columns(table)
         self.watch(table, "scroll_y", self._scrolled, init=False)
         if self.mapp.reason_provider is None:
             self.mapp.reason_provider = self.reason_for
@@ -228,9 +245,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             self.query_one("#flagged-filter", Input).cursor_blink = False
         self._show_repos()
         self._show_idle()
-        self.log_line(Text("s starts a pass · k check-only · g repos · Enter revises the "
-                           "highlighted fact · Space marks for y (still true) / w (downgrade)",
-                           style="dim"))
+        self.log_line(Text("s start a pass · Enter revise · Space mark, then y still true / "
+                           "w downgrade · ? all keys", style="dim"))
         self.reload()
 
     # ----- small displays -----------------------------------------------------------------
@@ -361,15 +377,22 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
         worker = get_current_worker()
         throttle = self.options.throttle
+        last_post = 0.0
         try:
             for event in st.spass.iter_batches():
                 with st.lock:
                     st.buffer.extend(event.verdicts)
-                self.post_message(PassProgressed(st.run, event))
+                now = time.monotonic()
+                if event.done or event.checked == 0 or throttle is not None \
+                        or now - last_post >= UI_INTERVAL:
+                    last_post = now
+                    self.post_message(PassProgressed(st.run, event))
                 if worker.is_cancelled:
                     st.spass.cancel()
                 if throttle is not None:
                     throttle(event)
+                else:
+                    time.sleep(PASS_YIELD)  # hand the GIL to the UI between batches
         except (RepoError, MemharnessError, OSError, ValueError) as exc:
             self.post_message(PassFailed(st.run, _message(exc)))
 
@@ -412,21 +435,30 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         return t
 
     def _log_verdicts(self, verdicts: list[Verdict]) -> None:
+        """One line per verdict for small drains; for big ones a few flagged lines and a tally
+        (writing thousands of lines would cost the UI more than the pass itself)."""
         if not verdicts:
             return
+        if len(verdicts) <= LOG_DETAIL:
+            for v in verdicts:
+                self.log_line(self._verdict_line(v))
+            return
         flagged = [v for v in verdicts if v.freshness != "current"]
-        detailed = verdicts if len(verdicts) <= LOG_DETAIL else flagged[:LOG_DETAIL]
-        for v in detailed:
+        for v in flagged[:LOG_SAMPLE]:
             self.log_line(self._verdict_line(v))
-        hidden_flagged = len(flagged) - len([v for v in detailed if v.freshness != "current"])
-        if len(verdicts) > LOG_DETAIL:
-            current = len(verdicts) - len(flagged)
-            note = Text(f"  ✓ {current:,} current", style=theme_color(self.app, "success", "green"))
-            if hidden_flagged > 0:
-                note.append(f"  (+{hidden_flagged:,} more flagged, listed in the table)",
-                            style="dim")
-            note.append(f"  #{verdicts[0].fact_id}…#{verdicts[-1].fact_id}", style="dim")
-            self.log_line(note)
+        tally: dict[str, int] = {}
+        for v in verdicts:
+            tally[v.freshness] = tally.get(v.freshness, 0) + 1
+        note = Text("  … ")
+        for name, colour in (("current", "success"), ("stale", "error"),
+                             ("unresolved", "warning")):
+            if tally.get(name):
+                note.append(f"{tally[name]:,} {name}  ",
+                            style=theme_color(self.app, colour, _FALLBACK[colour]))
+        note.append(f"#{verdicts[0].fact_id}…#{verdicts[-1].fact_id}", style="dim")
+        if len(flagged) > LOG_SAMPLE:
+            note.append("  (every flagged one is in the table)", style="dim")
+        self.log_line(note)
 
     def _verdict_line(self, v: Verdict) -> Text:
         badge = freshness_badge(self.app, v.freshness, True)
@@ -518,7 +550,20 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     # ----- flagged facts ------------------------------------------------------------------
     def reload(self) -> None:
+        self._needs_load = False
         self._load_flagged()
+
+    def invalidate(self) -> None:
+        """The store changed: reload now if this tab is shown, else when it is next shown."""
+        parent = self.parent
+        if self.is_mounted and parent is not None and parent.display:
+            self.reload()
+        else:
+            self._needs_load = True
+
+    def on_show(self) -> None:
+        if self._needs_load:
+            self.reload()
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
     async def _load_flagged(self) -> None:
@@ -567,11 +612,17 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             out.append(f)
         return out
 
+    @staticmethod
+    def _add_columns(table: DataTable[Any]) -> None:
+        for key, label in FLAGGED_COLUMNS:
+            table.add_column(label, key=key)
+
     def _fill(self) -> None:
         table = self.query_one("#flagged-table", DataTable)
         keep = table.cursor_row
         self.shown = self.filtered()[:FLAGGED_SHOWN]
-        table.clear()
+        table.clear(columns=True)  # columns too: their widths shrink back to the content
+        self._add_columns(table)
         for f in self.shown:
             table.add_row(*self._cells(f), key=str(f.id))
         if self.shown:
@@ -587,7 +638,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             mark,
             Text(str(f.id), style="dim"),
             freshness_badge(self.app, f.freshness, True),
-            cell(f.fact, max_len=48),
+            cell(f.fact, max_len=30 if self.narrow else 46),
             self._reason_cell(f, info),
             self._drift_cell(info),
             cell(pin, "dim", max_len=36),
@@ -603,7 +654,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                 reason = f"now {info.judged.freshness}: {reason}"
         if reason is None:
             return Text("—" if self.repos else "no repo to ask", style="dim")
-        return cell(reason, max_len=56)
+        return cell(reason, max_len=38 if self.narrow else 52)
 
     @staticmethod
     def _drift_cell(info: RowInfo) -> Text:
