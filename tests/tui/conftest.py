@@ -102,7 +102,6 @@ def make_app(store: object, config_dir: Path, **kwargs: object) -> MemharnessApp
 async def settle(pilot: object) -> None:
     """Let workers finish and the screen repaint."""
     app = pilot.app  # type: ignore[attr-defined]
-    for _ in range(3):
-        await pilot.pause()  # type: ignore[attr-defined]
+    for _ in range(2):  # a worker may start another (open → main screen → pane loads)
         await app.workers.wait_for_complete()
-    await pilot.pause()  # type: ignore[attr-defined]
+        await pilot.pause()  # type: ignore[attr-defined]

@@ -547,17 +547,6 @@ async def test_threaded_gateway_reads_on_its_own_store(sample, config_dir):
     assert app.gateway._executor is None  # closed on unmount
 
 
-async def test_staleness_slot_lists_flagged(sample, config_dir):
-    store, info = sample
-    app = make_app(store, config_dir)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
-        await pilot.press("4")
-        await settle(pilot)
-        table = app.screen.query_one("#flagged-table", DataTable)
-        assert sorted(ids_in(table)) == sorted([info.stale, info.unresolved])
-
-
 def test_now_is_frozen_in_tests(sample, config_dir):
     store, _ = sample
     assert make_app(store, config_dir).now_iso() == NOW

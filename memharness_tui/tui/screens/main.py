@@ -114,6 +114,6 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
         """Counts and every pane (after a write, or when asked from the palette)."""
         self.refresh_counts()
         self.query_one("#recall-pane", RecallPane).run_search()
-        self.query_one("#subjects-pane", SubjectsPane).reload()
-        self.query_one("#diff-pane", DiffPane).run_diff()
-        self.query_one("#staleness-pane", StalenessSlot).reload()
+        self.query_one(SubjectsPane).invalidate()
+        self.query_one(DiffPane).invalidate()
+        self.query_one("#staleness-pane", StalenessSlot).reload()  # issue #5's dashboard contract

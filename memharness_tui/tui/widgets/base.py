@@ -17,3 +17,30 @@ class WorkerErrorsToApp:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             app = cast("MemharnessApp", self.app)  # type: ignore[attr-defined]
             app.report_error(event.worker.error)
+
+
+class LoadsWhenShown:
+    """For tab panes: load data the first time the pane is shown, and reload on change only
+    when visible (otherwise mark it to reload when next shown). Subclasses implement reload()."""
+
+    _needs_load: bool = True
+
+    def reload(self) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _visible_now(self) -> bool:
+        parent = getattr(self, "parent", None)
+        return bool(getattr(self, "is_mounted", False)) and bool(getattr(parent, "display", False))
+
+    def on_show(self) -> None:
+        if self._needs_load:
+            self._needs_load = False
+            self.reload()
+
+    def invalidate(self) -> None:
+        """Data changed (as_of, a write): reload now if visible, else when next shown."""
+        if self._visible_now():
+            self._needs_load = False
+            self.reload()
+        else:
+            self._needs_load = True

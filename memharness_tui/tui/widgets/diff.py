@@ -13,7 +13,7 @@ from textual.widgets import Button, DataTable, Input, Static
 
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell, clean, parse_iso, theme_color
-from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.widgets.base import LoadsWhenShown, WorkerErrorsToApp
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -22,7 +22,7 @@ DEFAULT_DAYS = 30  # the "since" box starts this many days before now
 ROWS_PER_SECTION = 300  # keep the table light; the summary says how many there are
 
 
-class DiffPane(WorkerErrorsToApp, Vertical):
+class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.last_diff: Any = None
@@ -46,6 +46,8 @@ class DiffPane(WorkerErrorsToApp, Vertical):
             table.add_column(label, key=key)
         start = parse_iso(self.mapp.now_iso()) - timedelta(days=DEFAULT_DAYS)
         self.query_one("#diff-since", Input).value = start.strftime("%Y-%m-%d")
+
+    def reload(self) -> None:
         self.run_diff()
 
     @on(Input.Submitted, "#diff-since, #diff-subject")

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Input, Static
 
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell, clean, freshness_badge, status_label
-from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.widgets.base import LoadsWhenShown, WorkerErrorsToApp
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -23,7 +23,7 @@ SUBJECTS_SHOWN = 500  # a DataTable measures every cell; filter to find the rest
 FACTS_PAGE = 200
 
 
-class SubjectsPane(WorkerErrorsToApp, Horizontal):
+class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
     BINDINGS = [
         Binding("h", "toggle_history", "History", id="subjects.history",
                 tooltip="History: include superseded and retracted rows (dimmed)"),
@@ -60,8 +60,7 @@ class SubjectsPane(WorkerErrorsToApp, Horizontal):
                            ("fact", "Fact"), ("conf", "Conf"), ("fresh", "Freshness"),
                            ("learned", "Learned")):
             facts.add_column(label, key=key)
-        self.watch(self.app, "as_of", lambda _v: self.reload(), init=False)
-        self.reload()
+        self.watch(self.app, "as_of", lambda _v: self.invalidate(), init=False)
 
     def reload(self) -> None:
         self._load_subjects()
