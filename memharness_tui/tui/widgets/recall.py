@@ -68,6 +68,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._extra = 0  # results loaded beyond the limit by "more"
         self.params = RecallParams()
         self.last_result: Any = None
+        self.shown_params: RecallParams | None = None  # what the table shows (benchmarks wait on it)
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -182,6 +183,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     # ----- display ------------------------------------------------------------------------
     def _show(self, params: RecallParams, result: Any, keep_cursor: bool) -> None:
         self.last_result = result
+        self.shown_params = params
         table = self.query_one("#results", DataTable)
         row = table.cursor_row if keep_cursor else 0
         table.clear()
