@@ -275,7 +275,7 @@ def test_no_offset_means_utc_not_machine_local(
         fid, _ = store.remember("s", "f", valid_from="2026-03-04")
         assert store.get(fid).valid_from == "2026-03-04T00:00:00.000Z"
     finally:
-        monkeypatch.delenv("TZ")
+        monkeypatch.undo()  # restore the original TZ, then re-read it
         time.tzset()
 
 
