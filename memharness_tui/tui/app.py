@@ -43,7 +43,7 @@ def _opener(path: str | None, readonly: bool) -> Callable[[], Any]:
 
 
 class MemharnessApp(App[int]):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere work
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands}
     BINDINGS = [

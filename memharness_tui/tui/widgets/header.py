@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Static
 
 from memharness_tui.tui.render import clean
@@ -40,3 +42,18 @@ class Banner(Static):
     def say(self, message: str | None) -> None:
         self.display = bool(message)
         self.update(Text(message or ""))
+
+
+class InfoLine(Widget):
+    """A one-line status whose updates repaint only itself (``Static.update`` re-lays-out the
+    whole screen, which costs a full repaint of the results table on every keystroke)."""
+
+    DEFAULT_CSS = "InfoLine { height: 1; }"
+
+    text: reactive[Text] = reactive(Text(""), layout=False, always_update=True)
+
+    def update(self, text: Text) -> None:
+        self.text = text
+
+    def render(self) -> Text:
+        return self.text

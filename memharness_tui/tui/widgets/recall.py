@@ -13,11 +13,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
-from textual.widgets import ContentSwitcher, DataTable, Input, Select, Static
+from textual.widgets import ContentSwitcher, Input, Select, Static
 
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell, clean, freshness_badge
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.widgets.header import InfoLine
+from memharness_tui.tui.widgets.results_table import Col, ResultsTable
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -28,8 +30,15 @@ LIMIT_OPTIONS = (8, 25, 50, 100, 200)
 DEFAULT_LIMIT = 50
 NARROW = 120  # below this width the filters take two rows
 RESULT_COLUMNS = (
-    ("id", "ID"), ("subject", "Subject"), ("predicate", "Predicate"), ("fact", "Fact"),
-    ("conf", "Conf"), ("imp", "Imp"), ("kind", "Kind"), ("fresh", "Freshness"), ("score", "Score"),
+    Col("id", "ID", 5, "right"),
+    Col("subject", "Subject", 16),
+    Col("predicate", "Predicate", 14, min_total=110),
+    Col("fact", "Fact", None, min_width=24),
+    Col("conf", "Conf", 4, "right"),
+    Col("imp", "Imp", 3, "right", min_total=100),
+    Col("kind", "Kind", 10, min_total=120),
+    Col("fresh", "Freshness", 12),
+    Col("score", "Score", 6, "right", min_total=90),
 )
 
 
@@ -83,9 +92,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
             yield Select([(k, k) for k in KIND_OPTIONS], prompt="any kind", id="kind-filter")
             yield Select([(f, f) for f in FRESHNESS_OPTIONS], prompt="any freshness",
                          id="freshness-filter")
-        yield Static(id="recall-status")
+        yield InfoLine(id="recall-status")
         with ContentSwitcher(initial="results", id="recall-switcher"):
-            yield DataTable(id="results", cursor_type="row", zebra_stripes=True)
+            yield ResultsTable(RESULT_COLUMNS, id="results")
             with VerticalScroll(id="agent-view"):
                 yield Static(id="agent-text")
 
@@ -93,9 +102,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.set_class(self.size.width < NARROW, "narrow")
 
     def on_mount(self) -> None:
-        table = self.query_one("#results", DataTable)
-        for key, label in RESULT_COLUMNS:
-            table.add_column(label, key=key)
         self.watch(self.app, "as_of", self._as_of_changed, init=False)
         self.load_subject_suggestions()
         self.run_search()
@@ -116,7 +122,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         if self._timer is not None:
             self._timer.stop()
         self.run_search()
-        self.query_one("#results", DataTable).focus()
+        self.query_one("#results", ResultsTable).focus()
 
     @on(Select.Changed)
     def _selected(self) -> None:
@@ -184,25 +190,21 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     def _show(self, params: RecallParams, result: Any, keep_cursor: bool) -> None:
         self.last_result = result
         self.shown_params = params
-        table = self.query_one("#results", DataTable)
-        row = table.cursor_row if keep_cursor else 0
-        table.clear()
+        table = self.query_one("#results", ResultsTable)
+        rows = []
         for f in result.facts:
-            score = "" if f.score is None else f"{f.score:.4f}"
-            table.add_row(
+            rows.append((str(f.id), [
                 Text(str(f.id), style="dim"),
-                cell(f.subject, max_len=24),
-                cell(f.predicate, max_len=16),
-                cell(f.fact, max_len=72),
-                Text(f"{f.confidence:.2f}", justify="right"),
-                Text(str(f.importance), justify="right"),
+                cell(f.subject, max_len=40),
+                cell(f.predicate, max_len=40),
+                cell(f.fact, max_len=300),
+                Text(f"{f.confidence:.2f}"),
+                Text(str(f.importance)),
                 Text(f.kind),
                 freshness_badge(self.app, f.freshness, f.is_pinned),
-                Text(score, justify="right"),
-                key=str(f.id),
-            )
-        if result.facts:
-            table.move_cursor(row=min(row, len(result.facts) - 1), animate=False)
+                Text("" if f.score is None else f"{f.score:.4f}"),
+            ]))
+        table.set_rows(rows, cursor=table.cursor_row if keep_cursor else 0)
         self._status(params, result)
 
     def _status(self, params: RecallParams, result: Any) -> None:
@@ -224,7 +226,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         if result.as_of:
             text.append(f"  ·  as of {result.as_of}", style="bold reverse")
         text.append("  ·  a: agent view" if not self.agent_view else "  ·  a: table", style="dim")
-        self.query_one("#recall-status", Static).update(text)
+        self.query_one("#recall-status", InfoLine).update(text)
 
     def _show_agent_text(self, value: str) -> None:
         self.query_one("#agent-text", Static).update(Text(clean(value)))
@@ -247,12 +249,11 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.run_search(more=True)
 
     def action_leave_input(self) -> None:
-        self.query_one("#results", DataTable).focus()
+        self.query_one("#results", ResultsTable).focus()
 
     def focus_search(self) -> None:
         self.query_one("#search", Input).focus()
 
-    @on(DataTable.RowSelected, "#results")
-    def _open(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value is not None:
-            self.post_message(OpenFact(int(event.row_key.value)))
+    @on(ResultsTable.RowSelected, "#results")
+    def _open(self, event: ResultsTable.RowSelected) -> None:
+        self.post_message(OpenFact(int(event.key)))

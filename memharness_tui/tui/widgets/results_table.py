@@ -1,0 +1,241 @@
+"""A light, fast table for recall results (the hot path: every keystroke repaints it).
+
+Textual's DataTable renders each cell through the Rich console and measures every cell on
+add; with nine columns that is most of a keystroke's budget. This table builds one ``Text``
+per row (cells truncated to computed column widths), turns it into a ``Strip`` and caches it,
+so a repaint costs about one cheap render per visible row. Keyboard: ↑ ↓ PgUp PgDn Home End,
+Enter selects; mouse: click moves the cursor, clicking the cursor row selects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+GAP = 2  # spaces between columns
+
+
+@dataclass(frozen=True)
+class Col:
+    key: str
+    label: str
+    width: int | None  # None = takes the remaining width (at least ``min_width``)
+    justify: str = "left"
+    min_width: int = 16
+    min_total: int = 0  # shown only when the table is at least this wide
+
+
+class ResultsTable(ScrollView, can_focus=True):
+    """Rows keyed by string; cells are ``Text`` (never markup)."""
+
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "First", show=False),
+        Binding("end", "edge(1)", "Last", show=False),
+        Binding("enter", "select", "Open", show=False),
+    ]
+    COMPONENT_CLASSES = {"results--header", "results--cursor", "results--even"}
+    DEFAULT_CSS = """
+    ResultsTable {
+        background: $surface;
+        color: $foreground;
+        height: 1fr;
+        & > .results--header { text-style: bold; background: $panel; color: $foreground; }
+        & > .results--even { background: $surface-lighten-1 50%; }
+        &:dark > .results--even { background: $surface-darken-1 40%; }
+        & > .results--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .results--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+        }
+    }
+    """
+
+    cursor_row: reactive[int] = reactive(0, always_update=True)
+
+    class RowSelected(Message):
+        def __init__(self, table: ResultsTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> ResultsTable:
+            return self.table
+
+    class RowHighlighted(Message):
+        def __init__(self, table: ResultsTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+    def __init__(self, columns: Sequence[Col], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.columns = list(columns)
+        self._keys: list[str] = []
+        self._cells: list[list[Text]] = []
+        self._index: dict[str, int] = {}
+        self._cache: dict[tuple[object, ...], Strip] = {}
+
+    # ----- data -------------------------------------------------------------------------------
+    def set_rows(self, rows: Iterable[tuple[str, list[Text]]], *, cursor: int = 0) -> None:
+        """Replace every row at once (one repaint)."""
+        self._keys, self._cells = [], []
+        for key, cells in rows:
+            self._keys.append(key)
+            self._cells.append(cells)
+        self._index = {k: i for i, k in enumerate(self._keys)}
+        self._cache.clear()
+        self.virtual_size = Size(self.size.width, len(self._keys) + 1)
+        self.cursor_row = max(0, min(cursor, len(self._keys) - 1))
+        self.refresh()
+
+    @property
+    def row_count(self) -> int:
+        return len(self._keys)
+
+    def row_keys(self) -> list[str]:
+        return list(self._keys)
+
+    def get_cell(self, key: str, column: str) -> Text:
+        col = [c.key for c in self.columns].index(column)
+        return self._cells[self._index[key]][col]
+
+    @property
+    def cursor_key(self) -> str | None:
+        return self._keys[self.cursor_row] if self._keys else None
+
+    def move_cursor(self, *, row: int) -> None:
+        self.cursor_row = max(0, min(row, len(self._keys) - 1))
+
+    # ----- cursor -----------------------------------------------------------------------------
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        self._cache = {k: v for k, v in self._cache.items() if k[0] not in (old, new)}
+        self._scroll_to_cursor()
+        self.refresh()
+        if self._keys:
+            self.post_message(self.RowHighlighted(self, self._keys[new]))
+
+    def _scroll_to_cursor(self) -> None:
+        body = max(1, self.size.height - 1)
+        top = int(self.scroll_y)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False)
+        elif self.cursor_row >= top + body:
+            self.scroll_to(y=self.cursor_row - body + 1, animate=False)
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_cursor(row=self.cursor_row + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.move_cursor(row=self.cursor_row + direction * max(1, self.size.height - 2))
+
+    def action_edge(self, end: int) -> None:
+        self.move_cursor(row=(len(self._keys) - 1) if end else 0)
+
+    def action_select(self) -> None:
+        if self._keys:
+            self.post_message(self.RowSelected(self, self._keys[self.cursor_row]))
+
+    def on_click(self, event: events.Click) -> None:
+        row = event.y - 1 + int(self.scroll_y)
+        if event.y == 0 or not 0 <= row < len(self._keys):
+            return
+        if row == self.cursor_row:
+            self.action_select()
+        else:
+            self.move_cursor(row=row)
+
+    def on_resize(self) -> None:
+        self._cache.clear()
+        self.virtual_size = Size(self.size.width, len(self._keys) + 1)
+
+    def on_focus(self) -> None:
+        self._cache.clear()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self._cache.clear()
+        self.refresh()
+
+    # ----- rendering --------------------------------------------------------------------------
+    def _layout(self, total: int) -> list[tuple[int, int]]:
+        """(column index, width) for the columns that fit; the flexible one takes the rest."""
+        shown = [i for i, c in enumerate(self.columns) if total >= c.min_total]
+        fixed = sum(self.columns[i].width or 0 for i in shown) + GAP * len(shown) + 1
+        out = []
+        for i in shown:
+            col = self.columns[i]
+            out.append((i, col.width if col.width is not None else max(col.min_width,
+                                                                         total - fixed)))
+        return out
+
+    def _line(self, cells: Sequence[Text], layout: list[tuple[int, int]], style: Style) -> Text:
+        line = Text(" ", style=style, no_wrap=True, end="")
+        for i, width in layout:
+            piece = cells[i].copy()
+            piece.truncate(width, overflow="ellipsis")
+            pad = " " * (width - piece.cell_len)
+            if self.columns[i].justify == "right":
+                line.append(pad)
+                line.append_text(piece)
+            else:
+                line.append_text(piece)
+                line.append(pad)
+            line.append(" " * GAP)
+        return line
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = self.rich_style
+        widths = self._layout(width)
+        if y == 0:
+            header_style = base + self.get_component_rich_style("results--header")
+            labels = [Text(c.label) for c in self.columns]
+            return self._strip(self._line(labels, widths, header_style), width, header_style)
+        row = y - 1 + int(self.scroll_y)
+        if row >= len(self._keys):
+            return Strip.blank(width, base)
+        is_cursor = row == self.cursor_row
+        key = (row, width, is_cursor, self.has_focus, self.app.theme)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        style = base
+        if row % 2 == 1:
+            style = style + self.get_component_rich_style("results--even")
+        line = self._line(self._cells[row], widths, style)
+        if is_cursor:
+            cursor = self.get_component_rich_style("results--cursor")
+            line.stylize(cursor)
+            style = style + cursor
+        strip = self._strip(line, width, style)
+        self._cache[key] = strip
+        return strip
+
+    def _strip(self, line: Text, width: int, fill: Style) -> Strip:
+        segments = list(line.render(self.app.console))
+        return Strip(segments).extend_cell_length(width, fill).crop(0, width).simplify() \
+            if segments else Strip([Segment(" " * width, fill)], width)
