@@ -64,7 +64,27 @@ async def ready(pilot: Any) -> StalenessDashboard:
         await pilot.pause(0.01)
     await pilot.press("4")
     await settle(pilot)
-    return app.screen.query_one("#staleness-pane", StalenessDashboard)
+    dash = app.screen.query_one("#staleness-pane", StalenessDashboard)
+    await drift_settled(pilot, dash)
+    return dash
+
+
+async def drift_settled(pilot: Any, dash: StalenessDashboard) -> None:
+    """Wait until the rows on screen have their drift (computed in a worker after layout)."""
+    calm = 0
+    for _ in range(300):
+        await settle(pilot, 1)
+        pending = [fid for fid in dash.visible_ids()
+                   if (info := dash.rows.get(fid)) is not None and info.judged is not None
+                   and info.judged.resolved and info.judged.freshness != "unresolved"
+                   and not info.drift_done]
+        quiet = dash._loaded and not dash._needs_load and not pending and (
+            bool(dash.visible_ids()) or not dash.shown)
+        calm = calm + 1 if quiet else 0
+        if calm >= 2:  # twice in a row: no reload or drift worker started in between
+            break
+        await pilot.pause(0.01)
+    await settle(pilot)
 
 
 async def settle(pilot: Any, rounds: int = 4) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable
 
-from .conftest import Env, ready, settle
+from .conftest import Env, drift_settled, ready, settle
 
 SIZE = (120, 36)
 
@@ -47,6 +47,7 @@ def test_dashboard_after_a_pass(snap_compare: Any, seeded: Env) -> None:
         while dash.step_pass():
             pass
         await settle(pilot)
+        await drift_settled(pilot, dash)
 
     assert snap_compare(seeded.app(batch_size=2), terminal_size=SIZE, run_before=run_before)
 
@@ -58,6 +59,7 @@ def test_dashboard_after_a_pass_small_terminal(snap_compare: Any, seeded: Env) -
         while dash.step_pass():
             pass
         await settle(pilot)
+        await drift_settled(pilot, dash)
 
     assert snap_compare(seeded.app(batch_size=4), terminal_size=(80, 24), run_before=run_before)
 
@@ -69,6 +71,7 @@ def test_revise_modal_with_diff(snap_compare: Any, seeded: Env) -> None:
         while dash.step_pass():
             pass
         await settle(pilot)
+        await drift_settled(pilot, dash)
         table = dash.query_one("#flagged-table", DataTable)
         table.move_cursor(row=0, animate=False)
         await pilot.press("enter")

@@ -213,6 +213,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             self._was_narrow = narrow
             if self._loaded:
                 self._fill()
+                return
+        self._schedule_drift()
 
     @property
     def running(self) -> bool:
@@ -564,6 +566,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def on_show(self) -> None:
         if self._needs_load:
             self.reload()
+        else:
+            self._schedule_drift()
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
     async def _load_flagged(self) -> None:
@@ -733,8 +737,10 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     def visible_ids(self) -> list[int]:
         table = self.query_one("#flagged-table", DataTable)
+        if table.size.height <= 1:  # not laid out (a hidden tab): nothing is on screen yet
+            return []
         first = int(table.scroll_y)
-        height = max(1, table.size.height - 1) if table.size.height else 40
+        height = table.size.height - 1  # minus the header row
         return [f.id for f in self.shown[first:first + height + 1]]
 
     def compute_visible_drift(self) -> None:
