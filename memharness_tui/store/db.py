@@ -18,6 +18,7 @@ from .errors import SchemaTooNew, StoreOpenError
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5000
+MMAP_SIZE = 256 * 1024 * 1024
 
 
 def _pow(x: float | None, y: float | None) -> float | None:
@@ -45,6 +46,8 @@ class MemharnessDatabase(SqliteDatabase):
             _set_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        # Per-connection read speed-up (recall's ~256 primary-key lookups); the file is unchanged.
+        conn.execute(f"PRAGMA mmap_size = {MMAP_SIZE}")
         try:
             conn.execute("SELECT pow(2, 2)").fetchone()
         except sqlite3.OperationalError:

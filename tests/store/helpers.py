@@ -10,7 +10,12 @@ from typing import Any
 
 from tests.conftest import fixtures_dir
 
-FACT_COLS_ALL = None
+
+def _ro(path: Path | str) -> sqlite3.Connection:
+    """Read-only; a reference fixture is also opened immutable so no -wal/-shm appear beside it."""
+    resolved = Path(path).resolve()
+    frozen = resolved.parent == fixtures_dir().resolve()
+    return sqlite3.connect(f"file:{resolved}?mode=ro" + ("&immutable=1" if frozen else ""), uri=True)
 
 
 def copy_fixture(name: str, dest: Path) -> Path:
@@ -20,7 +25,7 @@ def copy_fixture(name: str, dest: Path) -> Path:
 
 
 def dump_facts(path: Path | str) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = _ro(path)
     conn.row_factory = sqlite3.Row
     try:
         rows = conn.execute("SELECT * FROM facts ORDER BY id").fetchall()
@@ -47,7 +52,7 @@ def normalize_sql(text: str | None) -> str:
 
 
 def schema_rows(path: Path | str) -> list[tuple[str, str, str, str]]:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = _ro(path)
     try:
         rows = conn.execute(
             "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
@@ -58,7 +63,7 @@ def schema_rows(path: Path | str) -> list[tuple[str, str, str, str]]:
 
 
 def user_version(path: Path | str) -> int:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = _ro(path)
     try:
         return conn.execute("PRAGMA user_version").fetchone()[0]
     finally:
@@ -66,7 +71,7 @@ def user_version(path: Path | str) -> int:
 
 
 def table_info(path: Path | str) -> list[tuple]:
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = _ro(path)
     try:
         return conn.execute("PRAGMA table_info(facts)").fetchall()
     finally:
