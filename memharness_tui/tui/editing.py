@@ -34,6 +34,7 @@ __all__ = [
     "GitView",
     "Judged",
     "downgrade_many",
+    "fact_id_at_cursor",
     "is_readonly",
     "new_fact",
     "parse_confidence",
@@ -43,6 +44,7 @@ __all__ = [
     "parse_valid_from",
     "repin_ref",
     "retract",
+    "retract_highlighted",
     "revise",
     "still_true_many",
     "write_new_fact",
@@ -465,3 +467,28 @@ def revise(app: Any, fact: Any, repos: Sequence[str], *, factor: float = DEFAULT
     from memharness_tui.tui.screens.revise import ReviseScreen
 
     app.push_screen(ReviseScreen(fact, list(repos), factor=factor))
+
+
+# ----- helpers for other panes (one-line bindings) ----------------------------------------
+
+
+def fact_id_at_cursor(table: Any) -> int | None:
+    """The fact id of a DataTable's highlighted row, when its row keys are fact ids.
+
+    Keys like ``L12`` / ``R12`` / ``X12`` (the Changes tab) count too.
+    """
+    if not getattr(table, "row_count", 0):
+        return None
+    try:
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+    except Exception:  # noqa: BLE001 - no cursor / empty table
+        return None
+    text = str(key or "").lstrip("LRX#")
+    return int(text) if text.isdigit() else None
+
+
+def retract_highlighted(app: Any, table: Any) -> None:
+    """Retract (after a confirmation) the fact on the table's highlighted row."""
+    fact_id = fact_id_at_cursor(table)
+    if fact_id is not None:
+        retract(app, fact_id)

@@ -1,0 +1,100 @@
+"""Command palette entries for the staleness feature and for editing facts (issue #5).
+
+``StalenessCommands`` is a provider the app can add to ``MemharnessApp.COMMANDS``; it also
+answers ``retract 12`` / ``revise 12`` with the matching action on that fact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, cast
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
+    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
+
+Entry = tuple[str, str, Callable[[], object]]
+
+
+def dashboard(app: Any) -> StalenessDashboard | None:
+    """The dashboard on the main screen (None before the store is open)."""
+    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
+
+    main = app.main_screen() if hasattr(app, "main_screen") else None
+    if main is None:
+        return None
+    found = main.query(StalenessDashboard)
+    return found.first() if found else None
+
+
+def _on_dashboard(app: Any, action: str) -> None:
+    """Show the Staleness tab, then run one of the dashboard's actions."""
+    dash = dashboard(app)
+    if dash is None:
+        return
+    if hasattr(app, "show_tab"):
+        app.show_tab("staleness")
+    getattr(dash, f"action_{action}")()
+
+
+async def _fact_action(app: Any, verb: str, fact_id: int) -> None:
+    from memharness_tui.tui.editing import retract, revise
+
+    if verb == "retract":
+        retract(app, fact_id)
+        return
+    try:
+        fact = await app.gateway.call(lambda s: s.get(fact_id))
+    except Exception as exc:  # noqa: BLE001 - unknown id etc.: the app's one error handler
+        app.report_error(exc)
+        return
+    dash = dashboard(app)
+    revise(app, fact, dash.repos if dash is not None else [])
+
+
+def _start_fact_action(app: Any, verb: str, fact_id: int) -> None:
+    app.run_worker(_fact_action(app, verb, fact_id), exit_on_error=False)
+
+
+class StalenessCommands(Provider):
+    @property
+    def mapp(self) -> MemharnessApp:
+        return cast("MemharnessApp", self.app)
+
+    def entries(self) -> list[Entry]:
+        from memharness_tui.tui.editing import new_fact
+
+        app = self.mapp
+        return [
+            ("Staleness: start a pass", "Judge every pinned fact against git HEAD (s)",
+             partial(_on_dashboard, app, "start")),
+            ("Staleness: cancel the pass", "Stop after the current batch (c)",
+             partial(_on_dashboard, app, "cancel_pass")),
+            ("Staleness: toggle check-only", "Passes compute verdicts but write nothing (k)",
+             partial(_on_dashboard, app, "toggle_check_only")),
+            ("Staleness: repos to check…", "Add or remove the git repos a pass uses (g)",
+             partial(_on_dashboard, app, "repos")),
+            ("New fact…", "Remember a new fact (n)", partial(new_fact, app)),
+        ]
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self.entries():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self.entries():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+        words = query.strip().lower().split()
+        if len(words) == 2 and words[0] in ("retract", "revise") \
+                and words[1].lstrip("#").isdigit():
+            verb, fact_id = words[0], int(words[1].lstrip("#"))
+            yield Hit(1.0, f"{verb.capitalize()} fact #{fact_id}",
+                      partial(_start_fact_action, self.mapp, verb, fact_id),
+                      help="retract asks first" if verb == "retract"
+                      else "its pin, the diff to HEAD, and the four fixes")
