@@ -68,7 +68,8 @@ class FactFormScreen(ModalScreen[int | None]):
     #form-box.short #form-help { display: none; }
     .form-label { width: 14; padding-right: 1; text-style: bold; }
     .form-row Input, .form-row Select { width: 1fr; }
-    #form-fact { height: 4; width: 1fr; }
+    #form-fact { height: 4; width: 1fr; background: $boost; }
+    .form-row Input { background: $boost; }
     .form-error { height: auto; color: $error; text-style: bold; padding-left: 14; }
     .form-error.-empty { display: none; }
     #form-general { padding-left: 0; }
@@ -128,7 +129,8 @@ class FactFormScreen(ModalScreen[int | None]):
     @staticmethod
     def fact_area(value: str) -> TextArea:
         return TextArea(value, id="form-fact", soft_wrap=True, compact=True,
-                        show_line_numbers=False, tab_behavior="focus")
+                        show_line_numbers=False, tab_behavior="focus",
+                        placeholder="what is true (required; Tab leaves this box)")
 
     def on_mount(self) -> None:
         self.mapp.settle_inputs(self)

@@ -77,11 +77,16 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
 
     AUTO_FOCUS = "#revise-diff"
     BINDINGS = [
-        Binding("e", "rewrite", "Rewrite", id="revise.rewrite"),
-        Binding("y", "still_true", "Still true", id="revise.still_true"),
-        Binding("w", "downgrade", "Downgrade", id="revise.downgrade"),
-        Binding("r,delete", "retract", "Retract", id="revise.retract"),
-        Binding("escape", "close", "Close", id="revise.close"),
+        Binding("e", "rewrite", "Rewrite", id="revise.rewrite",
+                tooltip="Rewrite: new text, confidence, valid-from, ref; pinned at HEAD"),
+        Binding("y", "still_true", "Still true", id="revise.still_true",
+                tooltip="Still true: same text re-pinned at HEAD, recorded current"),
+        Binding("w", "downgrade", "Downgrade", id="revise.downgrade",
+                tooltip="Downgrade: same text and pin, confidence × factor"),
+        Binding("r,delete", "retract", "Retract", id="revise.retract",
+                tooltip="Retract this fact (asks first)"),
+        Binding("escape", "close", "Close", id="revise.close",
+                tooltip="Close without changing anything"),
     ]
     DEFAULT_CSS = """
     ReviseScreen { align: center middle; }
