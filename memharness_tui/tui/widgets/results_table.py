@@ -184,7 +184,7 @@ class ResultsTable(ScrollView, can_focus=True):
     def _layout(self, total: int) -> list[tuple[int, int]]:
         """(column index, width) for the columns that fit; the flexible one takes the rest."""
         shown = [i for i, c in enumerate(self.columns) if total >= c.min_total]
-        fixed = sum(self.columns[i].width or 0 for i in shown) + GAP * len(shown) + 1
+        fixed = sum(self.columns[i].width or 0 for i in shown) + GAP * (len(shown) - 1) + 2
         out = []
         for i in shown:
             col = self.columns[i]
@@ -194,7 +194,9 @@ class ResultsTable(ScrollView, can_focus=True):
 
     def _line(self, cells: Sequence[Text], layout: list[tuple[int, int]], style: Style) -> Text:
         line = Text(" ", style=style, no_wrap=True, end="")
-        for i, width in layout:
+        for n, (i, width) in enumerate(layout):
+            if n:
+                line.append(" " * GAP)
             piece = cells[i].copy()
             piece.truncate(width, overflow="ellipsis")
             pad = " " * (width - piece.cell_len)
@@ -204,11 +206,10 @@ class ResultsTable(ScrollView, can_focus=True):
             else:
                 line.append_text(piece)
                 line.append(pad)
-            line.append(" " * GAP)
         return line
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width  # excludes the scrollbar
         base = self.rich_style
         widths = self._layout(width)
         if y == 0:
