@@ -229,6 +229,13 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.query_one("#recall-status", InfoLine).update(text)
 
     def _show_agent_text(self, value: str) -> None:
+        p = self.params
+        args = [f"query={clean(p.query, single_line=True, max_len=30)!r}", f"limit={p.limit}"]
+        args += [f"{k}={v!r}" for k, v in (("subject", p.subject), ("kind", p.kind),
+                                          ("freshness", p.freshness), ("as_of", p.as_of)) if v]
+        box = self.query_one("#agent-view")
+        box.border_title = f"What the agent's recall({', '.join(args)}) returns"
+        box.border_subtitle = "exact text · browsing never reinforces"
         self.query_one("#agent-text", Static).update(Text(clean(value)))
 
     # ----- actions ------------------------------------------------------------------------

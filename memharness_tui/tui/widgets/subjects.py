@@ -56,8 +56,8 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
         side.add_column("Now", key="current")
         side.add_column("All", key="total")
         facts = self.query_one("#subject-facts", DataTable)
-        for key, label in (("id", "ID"), ("status", "Status"), ("predicate", "Predicate"),
-                           ("fact", "Fact"), ("conf", "Conf"), ("fresh", "Freshness"),
+        for key, label in (("id", "ID"), ("fact", "Fact"), ("status", "Status"),
+                           ("predicate", "Predicate"), ("conf", "Conf"), ("fresh", "Freshness"),
                            ("learned", "Learned")):
             facts.add_column(label, key=key)
         self.watch(self.app, "as_of", lambda _v: self.invalidate(), init=False)
@@ -142,9 +142,9 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
             label, style = status_label(f)
             table.add_row(
                 Text(str(f.id), style="dim"),
+                cell(f.fact, style, max_len=60),
                 Text(label, style=style or "bold"),
                 cell(f.predicate, style, max_len=16),
-                cell(f.fact, style, max_len=72),
                 Text(f"{f.confidence:.2f}", style=style, justify="right"),
                 freshness_badge(self.app, f.freshness, f.is_pinned) if not style
                 else Text("", style=style),
