@@ -198,6 +198,11 @@ class MemharnessApp(App[int]):
             if isinstance(screen, MainScreen):
                 screen.reload_all()
 
+    def reload_all(self) -> None:
+        main = self.main_screen()
+        if main is not None:
+            main.reload_all()
+
     def main_screen(self) -> Any:
         from memharness_tui.tui.screens.main import MainScreen
 

@@ -46,6 +46,8 @@ class AppCommands(_EntriesProvider):
             ("Time travel: back to now", "Leave time travel", partial(setattr, app, "as_of", None)),
             ("Theme: pick…", "Choose and remember a colour theme", app.action_pick_theme),
             ("Help: keys", "Every key the app understands", app.action_help),
+            ("Reload", "Re-read counts and lists (agents may have written meanwhile)",
+             app.reload_all),
         ]
         from memharness_tui.tui.screens.main import TABS
 

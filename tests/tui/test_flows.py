@@ -560,3 +560,39 @@ def test_unused_path_helper(tmp_path: Path):
 
     assert should_open_readonly(None) is False
     assert should_open_readonly(str(tmp_path / "missing.db")) is False
+
+
+async def test_results_table_keys_and_mouse(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#results")
+        ids = ids_in(table)
+        assert app.focused is table and table.cursor_row == 0
+        await pilot.press("down", "down")
+        assert table.cursor_key == str(ids[2])
+        await pilot.press("end")
+        assert table.cursor_row == len(ids) - 1
+        await pilot.press("home")
+        assert table.cursor_row == 0
+        await pilot.click("#results", offset=(10, 4))  # header is line 0 → row 3
+        await settle(pilot)
+        assert table.cursor_row == 3 and isinstance(app.screen, MainScreen)
+        await pilot.click("#results", offset=(10, 4))  # clicking the cursor row opens it
+        await settle(pilot)
+        assert isinstance(app.screen, FactDetailScreen) and app.screen.fact_id == ids[3]
+
+
+async def test_reload_picks_up_writes_from_elsewhere(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        before = store.counts().total
+        new_id, _ = store.remember("fresh", "Written by an agent while the app is open")
+        await pilot.press("r")
+        await settle(pilot)
+        strip = plain(app.screen.query_one("#status-strip", Static))
+        assert f"{before + 1} total" in strip
+        assert new_id in ids_in(app.screen.query_one("#results"))

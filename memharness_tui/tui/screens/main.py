@@ -41,6 +41,8 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
                 tooltip="Time travel: show what was believed at a date"),
         Binding("T", "back_to_now", "Now", id="main.now",
                 tooltip="Back to now (leave time travel)"),
+        Binding("r", "reload", "Reload", id="main.reload", show=False,
+                tooltip="Reload counts and lists (agents may have written meanwhile)"),
     ]
 
     @property
@@ -95,6 +97,9 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
 
     def action_time_travel(self) -> None:
         self.mapp.action_time_travel()
+
+    def action_reload(self) -> None:
+        self.reload_all()
 
     def action_back_to_now(self) -> None:
         self.mapp.as_of = None
