@@ -473,14 +473,18 @@ def revise(app: Any, fact: Any, repos: Sequence[str], *, factor: float = DEFAULT
 
 
 def fact_id_at_cursor(table: Any) -> int | None:
-    """The fact id of a DataTable's highlighted row, when its row keys are fact ids.
+    """The fact id of a table's highlighted row, when its row keys are fact ids.
 
     Keys like ``L12`` / ``R12`` / ``X12`` (the Changes tab) count too.
     """
     if not getattr(table, "row_count", 0):
         return None
     try:
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if hasattr(table, "coordinate_to_cell_key"):  # a DataTable
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        else:  # the recall pane's ResultsTable: ``cursor_key`` (a property or a method)
+            key = table.cursor_key
+            key = key() if callable(key) else key
     except Exception:  # noqa: BLE001 - no cursor / empty table
         return None
     text = str(key or "").lstrip("LRX#")
