@@ -196,6 +196,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.state: PassState | None = None
         self._runs = 0
         self.flagged: list[Any] = []
+        self.flagged_total = 0
+        self._filtered_load = False
         self.shown: list[Any] = []
         self.rows: dict[int, RowInfo] = {}
         self.marked: set[int] = set()
@@ -588,7 +590,18 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     async def _load_flagged(self) -> None:
         import asyncio
 
-        facts = await self.mapp.gateway.call(lambda s: s.flagged(limit=FLAGGED_LIMIT))
+        verdict = self.verdict_filter
+
+        def read(s: Any) -> tuple[list[Any], int]:
+            rows = s.flagged(freshness=verdict, limit=FLAGGED_LIMIT)
+            if len(rows) < FLAGGED_LIMIT:
+                return rows, len(rows)
+            c = s.counts()  # more than we load: say how many there are
+            n = {"stale": c.stale, "unresolved": c.unresolved}.get(verdict or "",
+                                                                  c.stale + c.unresolved)
+            return rows, max(len(rows), n)
+
+        facts, total = await self.mapp.gateway.call(read)
         repos = list(self.repos)
 
         def judge_all() -> dict[int, Judged | None]:
@@ -609,6 +622,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                 info.drift, info.drift_done = prev.drift, True
             self.rows[f.id] = info
         self.flagged = facts
+        self.flagged_total = total
         self.marked &= {f.id for f in facts}
         self._fill()
         self._loaded = True
@@ -694,8 +708,10 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def _show_filters(self) -> None:
         t = Text()
         n_all, n = len(self.flagged), len(self.shown)
-        t.append(f"{n_all:,} flagged", style="bold")
-        if n != n_all:
+        t.append(f"{max(n_all, self.flagged_total):,} flagged", style="bold")
+        if self.flagged_total > n_all:
+            t.append(f" (first {n_all:,} loaded, {n:,} shown)")
+        elif n != n_all:
             t.append(f" ({n:,} shown)")
         t.append("  ·  verdict ", style="dim")
         t.append(self.verdict_filter or "all", style="bold" if self.verdict_filter else "")
@@ -728,7 +744,11 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def action_cycle_verdict(self) -> None:
         i = VERDICT_FILTERS.index(self.verdict_filter)
         self.verdict_filter = VERDICT_FILTERS[(i + 1) % len(VERDICT_FILTERS)]
-        self._fill()
+        if self.flagged_total > len(self.flagged) or self._filtered_load:
+            self._filtered_load = self.verdict_filter is not None
+            self.reload()  # the store filters, so a big list is not cut before the filter
+        else:
+            self._fill()
 
     def action_cycle_repo(self) -> None:
         known = sorted({i.judged.repo for i in self.rows.values() if i.judged is not None})
