@@ -79,3 +79,21 @@ async def test_drift_is_computed_lazily_for_the_rows_on_screen(env: Env) -> None
         last = dash.shown[-1].id
         assert dash.rows[last].drift_done
         assert not all(info.drift_done for info in dash.rows.values())
+
+
+async def test_big_flagged_lists_say_so_and_filter_in_the_store(env: Env, monkeypatch) -> None:
+    from memharness_tui.tui.widgets import dashboard
+
+    monkeypatch.setattr(dashboard, "FLAGGED_LIMIT", 3)
+    async with env.app().run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        dash.start_pass(threaded=False)
+        while dash.step_pass():
+            pass
+        await settle(pilot)
+        label = dash.query_one("#dash-filters-label", Static).render().plain
+        assert label.startswith("5 flagged (first 3 loaded, 3 shown)")
+        await pilot.press("v", "v")  # unresolved: read from the store, not cut from the page
+        await settle(pilot)
+        assert [f.freshness for f in dash.shown] == ["unresolved", "unresolved"]
+        assert [f.id for f in dash.shown] == [env.ids[4], env.ids[5]]
