@@ -103,8 +103,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     def on_mount(self) -> None:
         self.watch(self.app, "as_of", self._as_of_changed, init=False)
+        self.run_search()  # first: the DB thread runs calls in order, and this is the first paint
         self.load_subject_suggestions()
-        self.run_search()
 
     # ----- inputs -------------------------------------------------------------------------
     @on(Input.Changed, "#search, #subject-filter")
