@@ -120,3 +120,14 @@ def status_label(fact: object) -> tuple[str, str]:
     if getattr(fact, "valid_to", None):
         return ("ended", "dim italic")
     return ("current", "")
+
+
+def believed_at(fact: object, as_of: str) -> bool:
+    """SPEC §7's as_of rule on one row (canonical timestamps compare as strings)."""
+    tx_at = getattr(fact, "tx_at", "")
+    valid_from = getattr(fact, "valid_from", "")
+    valid_to = getattr(fact, "valid_to", None)
+    retracted_at = getattr(fact, "retracted_at", None)
+    return (tx_at <= as_of and valid_from <= as_of
+            and (valid_to is None or valid_to > as_of)
+            and (retracted_at is None or retracted_at > as_of))

@@ -596,3 +596,17 @@ async def test_reload_picks_up_writes_from_elsewhere(sample, config_dir):
         strip = plain(app.screen.query_one("#status-strip", Static))
         assert f"{before + 1} total" in strip
         assert new_id in ids_in(app.screen.query_one("#results"))
+
+
+async def test_detail_marks_the_version_believed_at_as_of(sample, config_dir):
+    store, info = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        app.as_of = "2026-03-01T09:30:00.000Z"  # only v1 existed then
+        app.open_fact(info.chain[2])
+        await settle(pilot)
+        d = app.screen
+        assert "not believed then" in d.text_of("detail-title")
+        labels = [str(n.label) for n in d.query_one("#chain", Tree).root.children]
+        assert "believed then" in labels[0] and all("believed" not in x for x in labels[1:])

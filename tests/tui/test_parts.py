@@ -182,3 +182,16 @@ def test_run_app_demo_opens_the_demo_db(monkeypatch: pytest.MonkeyPatch, tmp_pat
     monkeypatch.setenv("MEMHARNESS_TUI_CACHE_DIR", str(tmp_path / "cache"))
     assert app_mod.run_app(None, demo=True) == 0
     assert (tmp_path / "cache" / "demo" / "memory.db").exists()
+
+
+def test_believed_at_follows_the_spec_boundaries():
+    from types import SimpleNamespace
+
+    from memharness_tui.tui.render import believed_at
+
+    t = "2026-03-01T00:00:00.000Z"
+    row = SimpleNamespace(tx_at=t, valid_from=t, valid_to=None, retracted_at=None)
+    assert believed_at(row, t)  # tx_at = T and valid_from = T are included
+    assert not believed_at(SimpleNamespace(**{**vars(row), "valid_to": t}), t)
+    assert not believed_at(SimpleNamespace(**{**vars(row), "retracted_at": t}), t)
+    assert not believed_at(row, "2026-02-28T23:59:59.999Z")

@@ -12,7 +12,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, Tree
 
-from memharness_tui.tui.render import age, clean, freshness_badge, safe, status_label
+from memharness_tui.tui.render import (
+    age,
+    believed_at,
+    clean,
+    freshness_badge,
+    safe,
+    status_label,
+)
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 
 if TYPE_CHECKING:
@@ -99,6 +106,12 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
             title.append(")")
         title.append("   ")
         title.append(f" {status} ", style="reverse " + (style or "bold"))
+        as_of = self.mapp.as_of
+        if as_of:
+            then = believed_at(f, as_of)
+            title.append(f"   ⏱ as of {as_of}: ", style="bold")
+            title.append("believed then" if then else "not believed then",
+                         style="bold" if then else "italic")
         self.query_one("#detail-title", Static).update(title)
         self.query_one("#detail-text", Static).update(safe(f.fact))
 
@@ -170,6 +183,8 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
                                    max_len=48))
             if status != "current":
                 label.append(f"  [{status}]", style="dim italic")
+            if self.mapp.as_of and believed_at(f, self.mapp.as_of):
+                label.append("  ⏱ believed then", style="bold")
             tree.root.add_leaf(label, data=f.id)
             if me:
                 cursor_line = i
