@@ -13,6 +13,7 @@ from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.command import Provider
 from textual.reactive import reactive
 from textual.theme import BUILTIN_THEMES
 
@@ -42,10 +43,17 @@ def _opener(path: str | None, readonly: bool) -> Callable[[], Any]:
     return open_store
 
 
+def _staleness_commands() -> type[Provider]:
+    """Issue #5's palette provider, imported lazily so the app starts without it loaded."""
+    from memharness_tui.tui.staleness_commands import StalenessCommands
+
+    return StalenessCommands
+
+
 class MemharnessApp(App[int]):
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere work
     TITLE = "memharness"
-    COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands}
+    COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
         Binding("question_mark,f1", "help", "Help", id="app.help",
