@@ -152,7 +152,7 @@ async def test_retract_asks_first(env: Env) -> None:
     async with env.app().run_test(size=(140, 44)) as pilot:
         dash = await flagged_after_pass(pilot, env)
         cursor_to(dash, legacy)
-        await pilot.press("r")
+        await pilot.press("delete")
         await settle(pilot)
         assert isinstance(pilot.app.screen, ConfirmScreen)
         await pilot.press("n")  # cancelled: nothing happens
@@ -252,7 +252,7 @@ async def test_read_only_store_refuses_writes_and_passes_only_check(env: Env) ->
             dash = await ready(pilot)
             await pilot.press("n")
             await pilot.press("w")
-            await pilot.press("r")
+            await pilot.press("delete")
             await settle(pilot)
             assert not isinstance(pilot.app.screen, NewFactScreen | ConfirmScreen)
             assert sum("read-only" in n.message for n in app._notifications) >= 3
