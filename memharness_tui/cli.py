@@ -132,6 +132,16 @@ def _provenance(p: argparse.ArgumentParser) -> None:
     p.add_argument("--valid-from", metavar="ISO")
 
 
+def _provenance_args(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "source_ref": args.source_ref,
+        "source_agent": args.source_agent,
+        "source_commit": args.source_commit,
+        "source_path": args.source_path,
+        "valid_from": args.valid_from,
+    }
+
+
 def _jsonable(value: Any) -> Any:
     if is_dataclass(value) and not isinstance(value, type):
         d = asdict(value)
@@ -209,11 +219,7 @@ def _cmd_remember(args: argparse.Namespace) -> int:
             confidence=args.confidence,
             importance=args.importance,
             kind=args.kind,
-            source_ref=args.source_ref,
-            source_agent=args.source_agent,
-            source_commit=args.source_commit,
-            source_path=args.source_path,
-            valid_from=args.valid_from,
+            **_provenance_args(args),
         )
         fact = store.get(new_id)
     _emit(args, {"id": new_id, "tx_at": tx_at}, f"Stored {fmt.fmt_fact(fact)}")
@@ -228,11 +234,7 @@ def _cmd_revise(args: argparse.Namespace) -> int:
             confidence=args.confidence,
             importance=args.importance,
             kind=args.kind,
-            source_ref=args.source_ref,
-            source_agent=args.source_agent,
-            source_commit=args.source_commit,
-            source_path=args.source_path,
-            valid_from=args.valid_from,
+            **_provenance_args(args),
         )
         fact = store.get(new_id)
     data = {"old_id": old_id, "new_id": new_id, "tx_at": tx_at}

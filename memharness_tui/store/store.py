@@ -118,6 +118,11 @@ def _like_pattern(query: str) -> str:
     return f"%{escaped}%"
 
 
+def _insert(conn: sqlite3.Connection, **row: Any) -> int:
+    """INSERT one fact row (inside the caller's transaction); returns its id."""
+    return int(conn.execute(sql.INSERT_FACT, row).lastrowid or 0)
+
+
 def estimate_tokens(text: str) -> int:
     """ceil(length / 4), length in UTF-16 code units as JavaScript counts it."""
     return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
@@ -233,24 +238,21 @@ class Store:
         tx_at = self.clock.now()
         vf = normalize_iso(valid_from, "valid_from") if valid_from is not None else tx_at
         with immediate(self.conn) as conn:
-            cur = conn.execute(
-                sql.INSERT_FACT,
-                {
-                    "subject": subject,
-                    "predicate": predicate,
-                    "fact": fact,
-                    "confidence": confidence,
-                    "importance": importance,
-                    "kind": kind,
-                    "valid_from": vf,
-                    "tx_at": tx_at,
-                    "source_agent": source_agent,
-                    "source_ref": source_ref,
-                    "source_commit": source_commit,
-                    "source_path": source_path,
-                },
+            new_id = _insert(
+                conn,
+                subject=subject,
+                predicate=predicate,
+                fact=fact,
+                confidence=confidence,
+                importance=importance,
+                kind=kind,
+                valid_from=vf,
+                tx_at=tx_at,
+                source_agent=source_agent,
+                source_ref=source_ref,
+                source_commit=source_commit,
+                source_path=source_path,
             )
-            new_id = int(cur.lastrowid or 0)
         return new_id, tx_at
 
     def revise(
@@ -309,24 +311,21 @@ class Store:
                         "it was itself backdated, so an earlier correction would invert its "
                         f"validity interval. got {vf}"
                     )
-            cur = conn.execute(
-                sql.INSERT_FACT,
-                {
-                    "subject": old.subject,
-                    "predicate": old.predicate,
-                    "fact": new_fact,
-                    "confidence": confidence,
-                    "importance": imp,
-                    "kind": knd,
-                    "valid_from": vf,
-                    "tx_at": tx_at,
-                    "source_agent": source_agent,
-                    "source_ref": source_ref,
-                    "source_commit": source_commit,
-                    "source_path": source_path,
-                },
+            new_id = _insert(
+                conn,
+                subject=old.subject,
+                predicate=old.predicate,
+                fact=new_fact,
+                confidence=confidence,
+                importance=imp,
+                kind=knd,
+                valid_from=vf,
+                tx_at=tx_at,
+                source_agent=source_agent,
+                source_ref=source_ref,
+                source_commit=source_commit,
+                source_path=source_path,
             )
-            new_id = int(cur.lastrowid or 0)
             conn.execute(sql.SUPERSEDE_FACT, {"ts": vf, "new_id": new_id, "old_id": old.id})
         return old.id, new_id, tx_at
 
