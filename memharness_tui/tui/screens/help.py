@@ -31,6 +31,7 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
     from memharness_tui.tui.screens.detail import FactDetailScreen
     from memharness_tui.tui.screens.main import MainScreen
     from memharness_tui.tui.widgets.recall import RecallPane
+    from memharness_tui.tui.widgets.staleness_slot import StalenessSlot
     from memharness_tui.tui.widgets.subjects import SubjectsPane
 
     areas = [
@@ -38,6 +39,7 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
         ("Main screen", [MainScreen]),
         ("Recall tab", [RecallPane]),
         ("Subjects tab", [SubjectsPane]),
+        ("Staleness tab", [StalenessSlot]),
         ("Fact detail", [FactDetailScreen]),
     ]
     sections: list[tuple[str, list[tuple[str, str]]]] = []
