@@ -75,6 +75,7 @@ class MemharnessApp(App[int]):
         search_debounce: float = 0.15,
         reason_provider: ReasonProvider | None = None,
         cursor_blink: bool = True,
+        staleness_options: Any = None,
     ) -> None:
         """``source``: a ready Store (used inline, not closed by us), a zero-arg opener run on the
         DB thread, or a path / None (SPEC §1 default) opened on the DB thread."""
@@ -88,6 +89,8 @@ class MemharnessApp(App[int]):
         self.search_debounce = search_debounce
         self.reason_provider = reason_provider
         self.cursor_blink = cursor_blink
+        self.staleness_options = staleness_options
+        """Dashboard knobs (widgets.dashboard.StalenessOptions): repos, clock, timer, batch size."""
         self.info: StoreInfo | None = None
         self._theme_origin: dict[str, str] = {}
         self._theme_problems = self._register_themes()
@@ -275,12 +278,15 @@ def _message(exc: BaseException) -> str:
 
 def run_app(db_path: str | None, *, readonly: bool = False, demo: bool = False) -> int:
     """Open the app on ``db_path`` (None → SPEC §1 default) or on the demo store; returns an exit code."""
+    options = None
     if demo:
         from memharness_tui.demo import ensure_demo
+        from memharness_tui.tui.widgets.dashboard import StalenessOptions
 
-        db, _repo = ensure_demo()
+        db, repo = ensure_demo()
         db_path = str(db)
-    app = MemharnessApp(db_path, readonly=readonly)
+        options = StalenessOptions(repos=[str(repo)])  # the demo's pins point into its own repo
+    app = MemharnessApp(db_path, readonly=readonly, staleness_options=options)
     try:
         result = app.run()
     finally:

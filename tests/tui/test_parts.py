@@ -176,12 +176,15 @@ def test_run_app_demo_opens_the_demo_db(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
     def fake_run(self):  # noqa: ANN001 - the App.run signature
         opened["source"] = self.gateway._opener
+        opened["repos"] = self.staleness_options.repos
         return 0
 
     monkeypatch.setattr(app_mod.MemharnessApp, "run", fake_run)
     monkeypatch.setenv("MEMHARNESS_TUI_CACHE_DIR", str(tmp_path / "cache"))
     assert app_mod.run_app(None, demo=True) == 0
     assert (tmp_path / "cache" / "demo" / "memory.db").exists()
+    # the dashboard checks the demo's own repo, not whatever repo the shell is in
+    assert opened["repos"] == [str(tmp_path / "cache" / "demo" / "repo")]
 
 
 def test_believed_at_follows_the_spec_boundaries():

@@ -43,6 +43,12 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
                 tooltip="Older version in the chain (what this revised)"),
         Binding("right_square_bracket", "step(1)", "Newer", id="detail.newer",
                 tooltip="Newer version in the chain (what revised this)"),
+        Binding("e", "revise", "Revise", show=False, id="detail.revise",
+                tooltip="Revise this fact: its pin, the diff to HEAD, four fixes"),
+        Binding("n", "new_fact", "New fact", show=False, id="detail.new_fact",
+                tooltip="New fact (same subject)"),
+        Binding("delete", "retract", "Retract", show=False, id="detail.retract",
+                tooltip="Retract this version (asks first)"),
     ]
 
     def __init__(self, fact_id: int) -> None:
@@ -197,6 +203,27 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         target = event.node.data
         if target is not None and target != self.fact_id:
             self.load(target)
+
+    def action_revise(self) -> None:
+        from memharness_tui.tui.editing import revise
+        from memharness_tui.tui.repos import load_repos
+        from memharness_tui.tui.staleness_commands import dashboard
+
+        if self.why is None:
+            return
+        fact = next((f for f in self.chain if f.id == self.fact_id), self.why.fact)
+        dash = dashboard(self.mapp)
+        revise(self.mapp, fact, dash.repos if dash is not None else load_repos(self.mapp.config_dir))
+
+    def action_new_fact(self) -> None:
+        from memharness_tui.tui.editing import new_fact
+
+        new_fact(self.mapp, subject=self.why.fact.subject if self.why is not None else "")
+
+    def action_retract(self) -> None:
+        from memharness_tui.tui.editing import retract
+
+        retract(self.mapp, self.fact_id)
 
     def action_step(self, delta: int) -> None:
         ids = [f.id for f in self.chain]

@@ -30,6 +30,7 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
     from memharness_tui.tui.app import MemharnessApp
     from memharness_tui.tui.screens.detail import FactDetailScreen
     from memharness_tui.tui.screens.main import MainScreen
+    from memharness_tui.tui.screens.revise import ReviseScreen
     from memharness_tui.tui.widgets.recall import RecallPane
     from memharness_tui.tui.widgets.staleness_slot import StalenessSlot
     from memharness_tui.tui.widgets.subjects import SubjectsPane
@@ -41,6 +42,7 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
         ("Subjects tab", [SubjectsPane]),
         ("Staleness tab", [StalenessSlot]),
         ("Fact detail", [FactDetailScreen]),
+        ("Revise a flagged fact", [ReviseScreen]),
     ]
     sections: list[tuple[str, list[tuple[str, str]]]] = []
     for area, classes in areas:

@@ -67,6 +67,10 @@ class RecallPane(WorkerErrorsToApp, Vertical):
                 tooltip="Agent view: the exact text the agent's recall returns"),
         Binding("m", "more", "More", id="recall.more", tooltip="Load more results"),
         Binding("escape", "leave_input", "To results", show=False, id="recall.leave_input"),
+        Binding("n", "new_fact", "New fact", show=False, id="recall.new_fact",
+                tooltip="New fact"),
+        Binding("delete", "retract", "Retract", show=False, id="recall.retract",
+                tooltip="Retract the highlighted fact (asks first)"),
     ]
 
     agent_view: reactive[bool] = reactive(False)
@@ -254,6 +258,16 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     def action_more(self) -> None:
         self._extra += self.params.limit
         self.run_search(more=True)
+
+    def action_new_fact(self) -> None:
+        from memharness_tui.tui.editing import new_fact
+
+        new_fact(self.mapp, subject=self.query_one("#subject-filter", Input).value.strip())
+
+    def action_retract(self) -> None:
+        from memharness_tui.tui.editing import retract_highlighted
+
+        retract_highlighted(self.mapp, self.query_one("#results"))
 
     def action_leave_input(self) -> None:
         self.query_one("#results", ResultsTable).focus()

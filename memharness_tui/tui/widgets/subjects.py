@@ -28,6 +28,10 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
         Binding("h", "toggle_history", "History", id="subjects.history",
                 tooltip="History: include superseded and retracted rows (dimmed)"),
         Binding("m", "more", "More", id="subjects.more", tooltip="Load more facts"),
+        Binding("n", "new_fact", "New fact", show=False, id="subjects.new_fact",
+                tooltip="New fact (in the chosen subject)"),
+        Binding("delete", "retract", "Retract", show=False, id="subjects.retract",
+                tooltip="Retract the highlighted fact (asks first)"),
     ]
 
     include_history: reactive[bool] = reactive(False)
@@ -176,6 +180,18 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
 
     def action_toggle_history(self) -> None:
         self.include_history = not self.include_history
+
+    def action_new_fact(self) -> None:
+        from memharness_tui.tui.editing import new_fact
+
+        new_fact(self.mapp, subject=self.subject or "")
+
+    def action_retract(self) -> None:
+        from memharness_tui.tui.editing import retract_highlighted
+
+        facts = self.query_one("#subject-facts", DataTable)
+        if facts.has_focus:  # the subject list's keys are names, not fact ids
+            retract_highlighted(self.mapp, facts)
 
     def action_more(self) -> None:
         self.load_facts(more=True)
