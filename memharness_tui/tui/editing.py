@@ -278,6 +278,15 @@ def _changed(app: Any) -> None:
     app.post_message(StoreChanged())
 
 
+def _note_reason(app: Any, fact_id: int, judged: Judged | None) -> None:
+    """Let the detail screen explain a verdict written here, not only those of a pass."""
+    from memharness_tui.tui.staleness_commands import dashboard
+
+    dash = dashboard(app)
+    if dash is not None and judged is not None:
+        dash.pass_reasons[fact_id] = judged.reason
+
+
 # ----- writes ----------------------------------------------------------------------------
 
 
@@ -308,6 +317,7 @@ async def write_new_fact(app: Any, values: FactValues, repos: Sequence[str] = ()
         return new_id
 
     new_id = await app.gateway.call(write)
+    _note_reason(app, new_id, judged)
     _changed(app)
     return new_id
 
@@ -328,6 +338,7 @@ async def write_rewrite(app: Any, old_id: int, values: FactValues,
         return new_id
 
     new_id = await app.gateway.call(write)
+    _note_reason(app, new_id, judged)
     _changed(app)
     return new_id, judged
 
@@ -367,6 +378,7 @@ async def still_true_many(app: Any, facts: Sequence[Any], repos: Sequence[str]) 
         return out
 
     planned = await asyncio.to_thread(plan)
+    reasons: dict[int, Judged] = {}
 
     def write(s: Any) -> BulkResult:
         from memharness_tui.store.errors import MemharnessError
@@ -385,9 +397,12 @@ async def still_true_many(app: Any, facts: Sequence[Any], repos: Sequence[str]) 
                 continue
             s.set_staleness(new_id, judged.freshness, s.now(), head)
             result.changed.append((f.id, new_id))
+            reasons[new_id] = judged
         return result
 
     await app.gateway.call(write)
+    for new_id, judged in reasons.items():
+        _note_reason(app, new_id, judged)
     if result.changed:
         _changed(app)
     return result

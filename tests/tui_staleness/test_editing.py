@@ -98,6 +98,10 @@ async def test_rewrite_validates_inline_then_revises_and_checks_at_head(env: Env
         await settle(pilot)
         assert not isinstance(pilot.app.screen, ReviseFormScreen | ReviseScreen)
         assert auth not in [f.id for f in dash.flagged]
+        # the detail screen can explain the verdict written by the rewrite, not only a pass's
+        new_id = rows(env.db)[auth]["superseded_by"]
+        new_fact = await pilot.app.gateway.call(lambda s: s.get(new_id))
+        assert pilot.app.staleness_reason(new_fact) == f"{env.shop.head[:7]} is HEAD"
     got = rows(env.db)
     old = got[auth]
     new = got[old["superseded_by"]]
