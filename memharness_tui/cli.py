@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
@@ -41,12 +42,18 @@ def _number(text: str) -> int | float:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="PATH", help="database file (default: SPEC §1 location)")
-    parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+def _common(parser: argparse.ArgumentParser, *, write: bool = False) -> None:
+    # SUPPRESS: a --db given before the subcommand must not be reset to None here.
     parser.add_argument(
-        "--now", metavar="ISO", help="evaluate as if the current time were ISO (audits, repeatable output)"
+        "--db", metavar="PATH", default=argparse.SUPPRESS,
+        help="database file (default: SPEC §1 location)",
     )
+    parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    if not write:
+        parser.add_argument(
+            "--now", metavar="ISO",
+            help="evaluate as if the current time were ISO (audits, repeatable output)",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(s)
 
     m = sub.add_parser("remember", help="record a new fact")
-    _common(m)
+    _common(m, write=True)
     m.add_argument("subject")
     m.add_argument("fact")
     m.add_argument("--predicate", default="")
@@ -96,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     _provenance(m)
 
     v = sub.add_parser("revise", help="supersede a fact with a corrected one")
-    _common(v)
+    _common(v, write=True)
     v.add_argument("id", type=int)
     v.add_argument("fact", help="the new text")
     v.add_argument("--confidence", type=_number, default=1.0)
@@ -105,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     _provenance(v)
 
     f = sub.add_parser("forget", help="retract a fact by id or every fact with a source_ref")
-    _common(f)
+    _common(f, write=True)
     group = f.add_mutually_exclusive_group(required=True)
     group.add_argument("--id", type=int, dest="fact_id")
     group.add_argument("--source-ref")
@@ -119,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="serve the app to a browser on localhost")
     sv.add_argument("--port", type=int, default=8000)
-    sv.add_argument("--db", metavar="PATH")
+    sv.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
     sv.add_argument("--demo", action="store_true")
     return p
 
@@ -158,11 +165,18 @@ def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
         print(text)
 
 
+WRITE_COMMANDS = ("remember", "revise", "forget")
+
+
 def _open(args: argparse.Namespace, *, readonly: bool) -> Store:
-    clock = None
-    if getattr(args, "now", None):
-        clock = FakeClock(normalize_iso(args.now, "--now"), step_ms=0)
-    return Store.open(args.db, clock=clock, readonly=readonly)
+    now = getattr(args, "now", None)
+    if now and not readonly:
+        # A write under a faked clock would record false tx_at / retracted_at times.
+        raise UsageError("--now is for reads; it cannot be combined with a write")
+    if args.command in ("revise", "forget") and args.db and not os.path.exists(args.db):
+        raise UsageError(f"no database at {args.db}")
+    clock = FakeClock(normalize_iso(now, "--now"), step_ms=0) if now else None
+    return Store.open(args.db, clock=clock, readonly=readonly, trust_clock=bool(now))
 
 
 def _cmd_recall(args: argparse.Namespace) -> int:
@@ -287,6 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if args.readonly and args.command in WRITE_COMMANDS:
+            raise UsageError(f"--readonly cannot be combined with {args.command}")
     except UsageError as exc:
         return _fail(str(exc))
     try:
@@ -299,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_staleness(args)
         return COMMANDS[args.command](args)
-    except MemharnessError as exc:
+    except (MemharnessError, UsageError) as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
         return 130

@@ -53,10 +53,11 @@ def test_recall_never_writes_by_default(v5: Path, capsys) -> None:
 
 
 def test_recall_reinforce_updates_last_accessed(v5: Path, capsys) -> None:
-    code, _, _ = run(capsys, "recall", "peanuts", "--db", str(v5), "--reinforce", "--now", "2026-02-01")
-    assert code == 0
-    row = next(r for r in dump_facts(v5) if r["id"] == 7)
-    assert row["last_accessed_at"] == "2026-02-01T00:00:00.001Z"
+    before = next(r for r in dump_facts(v5) if r["id"] == 7)["last_accessed_at"]
+    code, _, err = run(capsys, "recall", "peanuts", "--db", str(v5), "--reinforce")
+    assert code == 0, err
+    after = next(r for r in dump_facts(v5) if r["id"] == 7)["last_accessed_at"]
+    assert after is not None and (before is None or after > before)
 
 
 def test_as_of_recall_shows_times(v5: Path, capsys) -> None:
@@ -132,3 +133,48 @@ def test_missing_db_for_a_read_is_not_created(tmp_path: Path, capsys) -> None:
     code, _, err = run(capsys, "stats", "--db", str(missing))
     assert code == 2 and "no database at" in err
     assert not missing.exists()
+
+
+def test_db_before_the_subcommand_is_honoured(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "a.db"
+    code, _, err = run(capsys, "--db", str(db), "remember", "s", "hello")
+    assert code == 0, err
+    assert [r["fact"] for r in dump_facts(db)] == ["hello"]
+    assert not (tmp_path / "data" / "memharness" / "memory.db").exists()
+    code, out, _ = run(capsys, "--db", str(db), "stats")
+    assert code == 0 and f"DB: {db}" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--readonly", "remember", "s", "f"], "--readonly cannot be combined with remember"),
+        (["recall", "x", "--reinforce", "--now", "2026-01-01"], "--now is for reads"),
+        (["remember", "s", "f", "--now", "2099-01-01"], "unrecognized arguments: --now"),
+        (["why", "99999999999999999999"], "must be an integer fact id"),
+        (["recall", "--limit", "99999999999999999999"], "limit must be a positive integer"),
+        (["remember", "s\udcff", "f"], "lone surrogate"),
+    ],
+)
+def test_more_bad_input_exits_2_without_writing(v5: Path, capsys, argv, needle) -> None:
+    before = dump_facts(v5)
+    code, _, err = run(capsys, *argv, "--db", str(v5))
+    assert code == 2, err
+    assert needle in err and err.count("\n") == 1
+    assert dump_facts(v5) == before
+
+
+def test_revise_or_forget_on_a_mistyped_db_creates_nothing(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "typo" / "memroy.db"
+    for argv in (["revise", "1", "x"], ["forget", "--id", "1"]):
+        code, _, err = run(capsys, *argv, "--db", str(missing))
+        assert code == 2 and "no database at" in err
+    assert not missing.parent.exists()
+
+
+def test_now_pins_the_clock_for_reads(v5: Path, capsys) -> None:
+    # The file's newer tx_at does not drag "now" forward: at 09:00:03.5 on day one only
+    # #1, #4 and the backdated #9 (valid from 2024) are current (#2, #3 were superseded).
+    code, out, _ = run(capsys, "stats", "--db", str(v5), "--now", "2026-01-05T09:00:03.500Z")
+    assert code == 0
+    assert "Current beliefs: 3\n" in out

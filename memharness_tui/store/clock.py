@@ -20,22 +20,26 @@ class Clock(Protocol):
 
 
 class SystemClock:
-    """Wall clock; a same-millisecond call is bumped by 1 ms so issued stamps strictly increase."""
+    """Wall clock; issued stamps strictly increase across the whole process.
 
-    def __init__(self) -> None:
-        self._last = 0
-        self._lock = threading.Lock()
+    The last issued millisecond is shared by every SystemClock, so two Stores in one
+    process (the app's and a staleness pass's) never issue the same or an older stamp.
+    """
+
+    _last = 0
+    _lock = threading.Lock()
 
     def now(self) -> str:
-        with self._lock:
+        cls = SystemClock
+        with cls._lock:
             ms = time.time_ns() // 1_000_000
-            if ms <= self._last:
-                ms = self._last + 1
-            self._last = ms
+            if ms <= cls._last:
+                ms = cls._last + 1
+            cls._last = ms
             return format_ms(ms)
 
     def peek(self) -> str:
-        return format_ms(max(time.time_ns() // 1_000_000, self._last + 1))
+        return format_ms(max(time.time_ns() // 1_000_000, SystemClock._last + 1))
 
 
 class FakeClock:

@@ -18,6 +18,7 @@ from .errors import SchemaTooNew, StoreOpenError
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5000
+_SIDECARS = ("-wal", "-shm", "-journal")
 MMAP_SIZE = 256 * 1024 * 1024
 
 
@@ -76,11 +77,11 @@ def immediate(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    else:
         conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def user_version(conn: sqlite3.Connection) -> int:
@@ -92,6 +93,24 @@ def _has_foreign_tables(conn: sqlite3.Connection) -> bool:
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
     ).fetchone()
     return bool(row[0])
+
+
+class _ForeignFile(StoreOpenError):
+    """A SQLite file that is not a memharness store."""
+
+
+def _refuse_unless_ours(conn: sqlite3.Connection, path: str, version: int) -> None:
+    """Too new, or someone else's database: refuse, before anything is written."""
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(
+            f"database schema version {version} is newer than this memharness-tui understands "
+            f"(max {SCHEMA_VERSION}); upgrade memharness-tui. The file was not changed: {path}"
+        )
+    if version == 0 and _has_foreign_tables(conn):
+        raise _ForeignFile(
+            f"{path} is a SQLite database but not a memharness store (user_version 0 with "
+            "other tables); refusing to add the memharness schema to it"
+        )
 
 
 def _row_count(conn: sqlite3.Connection) -> int:
@@ -124,18 +143,9 @@ def migrate(conn: sqlite3.Connection, path: str, *, readonly: bool) -> tuple[int
     re-read inside the lock, so two processes opening a fresh file never both run m001.
     """
     version = user_version(conn)
-    if version > SCHEMA_VERSION:
-        raise SchemaTooNew(
-            f"database schema version {version} is newer than this memharness-tui understands "
-            f"(max {SCHEMA_VERSION}); upgrade memharness-tui. The file was not changed: {path}"
-        )
+    _refuse_unless_ours(conn, path, version)
     if version == SCHEMA_VERSION:
         return version, None
-    if version == 0 and _has_foreign_tables(conn):
-        raise StoreOpenError(
-            f"{path} is a SQLite database but not a memharness store (user_version 0 with "
-            "other tables); refusing to add the memharness schema to it"
-        )
     if readonly:
         raise StoreOpenError(
             f"{path} has schema version {version} and needs migrating to {SCHEMA_VERSION}, "
@@ -146,8 +156,7 @@ def migrate(conn: sqlite3.Connection, path: str, *, readonly: bool) -> tuple[int
         backup = backup_copy(conn, path, version)
     with immediate(conn):
         version = user_version(conn)
-        if version > SCHEMA_VERSION:
-            raise SchemaTooNew(f"database schema version {version} is newer than supported")
+        _refuse_unless_ours(conn, path, version)
         start = version
         for number in range(version, SCHEMA_VERSION):
             for statement in MIGRATIONS[number]:
@@ -170,25 +179,26 @@ def _precheck(path: str) -> None:
     look ignores a pending WAL; migrate() re-checks inside the write lock.
     """
     try:
-        # immutable=1: no locks and no -wal/-shm files are created for this look.
-        uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro&immutable=1"
+        _precheck_with(path, immutable=True)
+    except StoreOpenError as exc:
+        if isinstance(exc, _ForeignFile):
+            raise
+        # immutable=1 ignores locks; a page torn by a concurrent checkpoint must not make a
+        # healthy file look corrupt, so a failure is confirmed through a normal connection.
+        _precheck_with(path, immutable=False)
+
+
+def _precheck_with(path: str, *, immutable: bool) -> None:
+    # immutable=1: no locks and no -wal/-shm files are created for this look.
+    uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro" + ("&immutable=1" if immutable else "")
+    try:
         conn = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
         raise StoreOpenError(f"cannot open {path}: {exc}") from None
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         version = user_version(conn)
-        if version > SCHEMA_VERSION:
-            raise SchemaTooNew(
-                f"database schema version {version} is newer than this memharness-tui "
-                f"understands (max {SCHEMA_VERSION}); upgrade memharness-tui. "
-                f"The file was not changed: {path}"
-            )
-        if version == 0 and _has_foreign_tables(conn):
-            raise StoreOpenError(
-                f"{path} is a SQLite database but not a memharness store (user_version 0 "
-                "with other tables); refusing to add the memharness schema to it"
-            )
+        _refuse_unless_ours(conn, path, version)
     except sqlite3.DatabaseError as exc:
         msg = str(exc)
         if "not a database" in msg or "malformed" in msg:
@@ -202,8 +212,13 @@ def open_database(path: str, *, readonly: bool) -> tuple[MemharnessDatabase, int
     """Open (and migrate) the file; every failure is one clear StoreOpenError line."""
     if readonly and path != ":memory:" and not os.path.exists(path):
         raise StoreOpenError(f"no database at {path} (a read-only open does not create one)")
+    if path.endswith(_SIDECARS):
+        raise StoreOpenError(
+            f"{path} is one of SQLite's side files (-wal, -shm, -journal), not a database; "
+            "open the database file beside it"
+        )
     if not readonly and path != ":memory:":
-        parent = Path(path).expanduser().parent
+        parent = Path(path).parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

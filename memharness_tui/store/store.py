@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -13,9 +14,9 @@ from peewee import fn
 from . import sql
 from .clock import Clock, SystemClock
 from .db import immediate, open_database
-from .errors import InvalidInput, NotFound, ReadOnlyError
+from .errors import InvalidInput, NotFound, ReadOnlyError, StoreOpenError
 from .models import bound_model
-from .timeutil import js_trim, normalize_iso
+from .timeutil import js_split, js_trim, normalize_iso
 from .types import (
     FACT_COLUMNS,
     FRESHNESS_FILTERS,
@@ -45,10 +46,22 @@ def _fact(row: Sequence[Any], score: float | None = None) -> Fact:
 # --- validation (SPEC §6, §10) -------------------------------------------------------
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _no_surrogates(value: str, label: str) -> str:
+    """SQLite stores UTF-8: a lone surrogate (e.g. from undecodable argv) cannot be stored."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(f"{label} is not valid Unicode text (it has a lone surrogate)") from None
+    return value
+
+
 def _require_text(value: object, label: str) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"{label} must be a non-empty string")
-    trimmed = js_trim(value)
+    trimmed = js_trim(_no_surrogates(value, label))
     if trimmed == "":
         raise InvalidInput(f"{label} must be a non-empty string")
     return trimmed
@@ -84,7 +97,7 @@ def _check_kind(value: object) -> str:
 def _check_str(value: object, label: str) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"{label} must be a string, got {value!r}")
-    return value
+    return _no_surrogates(value, label)
 
 
 def _check_pin(value: object, label: str) -> str | None:
@@ -92,30 +105,35 @@ def _check_pin(value: object, label: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise InvalidInput(f"{label} must be a string, got {value!r}")
-    trimmed = js_trim(value)
+    trimmed = js_trim(_no_surrogates(value, label))
     return trimmed or None
 
 
 def _check_positive_int(value: object, label: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _INT64_MAX:
         raise InvalidInput(f"{label} must be a positive integer, got {value!r}")
     return value
 
 
 def _check_id(value: object, label: str = "id") -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _INT64_MAX:
         raise InvalidInput(f"{label} must be an integer fact id, got {value!r}")
     return value
 
 
 def _fts_phrases(query: str) -> list[str]:
     """Each whitespace token as a quoted FTS5 phrase (inner quotes doubled): never a syntax error."""
-    return ['"' + t.replace('"', '""') + '"' for t in query.split()]
+    return ['"' + t.replace('"', '""') + '"' for t in js_split(query)]
 
 
 def _like_pattern(query: str) -> str:
     escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+def _chain_loop(fact_id: int) -> StoreOpenError:
+    """A superseded_by cycle can only come from a damaged file; never loop on it."""
+    return StoreOpenError(f"the supersession chain loops at #{fact_id}; the file is damaged")
 
 
 def _insert(conn: sqlite3.Connection, **row: Any) -> int:
@@ -141,6 +159,7 @@ class Store:
         ranking: RankingSettings,
         readonly: bool,
         migration_note: str | None,
+        trust_clock: bool = False,
     ) -> None:
         self.path = path
         self._db = db
@@ -149,6 +168,7 @@ class Store:
         self.ranking = ranking
         self.readonly = readonly
         self.migration_note = migration_note
+        self.trust_clock = trust_clock
         self.Fact = bound_model(db)
 
     # --- lifecycle -------------------------------------------------------------------
@@ -161,13 +181,20 @@ class Store:
         clock: Clock | None = None,
         ranking: RankingSettings | None = None,
         readonly: bool = False,
+        trust_clock: bool = False,
     ) -> Store:
-        """Open (creating and migrating as needed) the store at ``path`` or the SPEC §1 default."""
+        """Open (creating and migrating as needed) the store at ``path`` or the SPEC §1 default.
+
+        ``trust_clock``: "now" is the clock's alone, even when the file holds newer tx_at
+        (for ``--now`` audits); by default a writer whose clock runs ahead moves "now".
+        """
         if path is None:
             from ..paths import default_db_path
 
             path = default_db_path()
         path = str(path)
+        if path != ":memory:":
+            path = os.path.expanduser(path)
         db, version, note = open_database(path, readonly=readonly)
         return cls(
             path,
@@ -177,6 +204,7 @@ class Store:
             ranking=ranking or RankingSettings(),
             readonly=readonly,
             migration_note=note,
+            trust_clock=trust_clock,
         )
 
     def close(self) -> None:
@@ -202,6 +230,8 @@ class Store:
 
     def _effective_now(self, clock_now: str) -> str:
         """The later of the clock's now and the newest tx_at in the file (another writer may be ahead)."""
+        if self.trust_clock:
+            return clock_now
         row = self.conn.execute(sql.MAX_TX_AT).fetchone()
         newest = row[0] if row else None
         return newest if newest is not None and newest > clock_now else clock_now
@@ -285,11 +315,15 @@ class Store:
             old = _fact(row)
             if old.superseded_by is not None:
                 head = old
+                seen = {old.id}
                 while head.superseded_by is not None:
                     nxt = conn.execute(sql.GET_FACT, (head.superseded_by,)).fetchone()
                     if nxt is None:
                         break
                     head = _fact(nxt)
+                    if head.id in seen:
+                        raise _chain_loop(head.id)
+                    seen.add(head.id)
                 raise InvalidInput(
                     f"fact #{old.id} is already superseded by #{old.superseded_by}; "
                     f'the head of the chain is #{head.id}: "{head.fact}" — '
@@ -383,7 +417,8 @@ class Store:
         r = self.ranking
         filters = [sql.AS_OF_FILTER if asof is not None else sql.CURRENT_FILTER]
         params: dict[str, Any] = {
-            "now": self._effective_now(self.clock.now()),
+            # SPEC §7: in as_of mode "now" (decay only) is the clock's now, not T.
+            "now": self.clock.now() if asof is not None else self._effective_now(self.clock.now()),
             "hl_semantic": r.half_life_days,
             "hl_episodic": r.kind_half_life_days.get("episodic", r.half_life_days),
             "hl_procedural": r.kind_half_life_days.get("procedural", r.half_life_days),
@@ -463,9 +498,13 @@ class Store:
         """The fact, the rows it superseded (nearest first) and the rows that superseded it."""
         fact = self.get(fact_id)
         conn = self.conn
+        seen = {fact.id}
         ancestors: list[Fact] = []
         prev = conn.execute(sql.GET_PREDECESSOR, (fact.id,)).fetchone()
         while prev is not None:
+            if prev[0] in seen:
+                raise _chain_loop(prev[0])
+            seen.add(prev[0])
             ancestors.append(_fact(prev))
             prev = conn.execute(sql.GET_PREDECESSOR, (prev[0],)).fetchone()
         descendants: list[Fact] = []
@@ -475,6 +514,9 @@ class Store:
             if nxt is None:
                 break
             cursor = _fact(nxt)
+            if cursor.id in seen:
+                raise _chain_loop(cursor.id)
+            seen.add(cursor.id)
             descendants.append(cursor)
         return WhyResult(fact=fact, ancestors=ancestors, descendants=descendants)
 

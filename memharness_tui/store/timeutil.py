@@ -15,9 +15,17 @@ _JS_WHITESPACE = (
 )
 
 
+_JS_SPLIT = re.compile(f"[{re.escape(_JS_WHITESPACE)}]+")
+
+
 def js_trim(value: str) -> str:
     """Trim like JS ``String.prototype.trim`` (not Python's ``str.strip``)."""
     return value.strip(_JS_WHITESPACE)
+
+
+def js_split(value: str) -> list[str]:
+    """Split on runs of whitespace like JS ``value.split(/\\s+/).filter(Boolean)``."""
+    return [t for t in _JS_SPLIT.split(value) if t]
 
 
 _ISO_RE = re.compile(
@@ -26,7 +34,7 @@ _ISO_RE = re.compile(
             (?::(?P<s>\d{2})(?:[.,](?P<frac>\d+))?)?
             (?P<tz>[Zz]|[+-]\d{2}(?::?\d{2})?)?
         )?$""",
-    re.VERBOSE,
+    re.VERBOSE | re.ASCII,
 )
 
 
