@@ -169,7 +169,7 @@ async def test_open_detail_and_walk_the_chain(sample, config_dir):
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         await type_search(pilot, "sessions")
-        await pilot.press("escape", "enter")
+        await pilot.press("down", "enter")  # Down leaves the search box for the results
         await settle(pilot)
         detail = app.screen
         assert isinstance(detail, FactDetailScreen)

@@ -67,6 +67,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
                 tooltip="Agent view: the exact text the agent's recall returns"),
         Binding("m", "more", "More", id="recall.more", tooltip="Load more results"),
         Binding("escape", "leave_input", "To results", show=False, id="recall.leave_input"),
+        Binding("down", "leave_input", "To results", show=False, id="recall.down_to_results"),
         Binding("n", "new_fact", "New fact", show=False, id="recall.new_fact",
                 tooltip="New fact"),
         Binding("delete", "retract", "Retract", show=False, id="recall.retract",
