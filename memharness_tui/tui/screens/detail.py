@@ -177,6 +177,9 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         tree.root.expand()
         cursor_line = 0
         n = len(self.chain)
+        # Fit the chain pane: beside the side column when wide, full width when narrow.
+        pane = self.size.width - (66 if self.size.width >= NARROW else 4)
+        fact_len = max(24, pane - 40)
         for i, f in enumerate(self.chain):
             label = Text()
             me = f.id == self.fact_id
@@ -186,7 +189,7 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
             status, style = status_label(f)
             label.append(f"{f.tx_at[:10]} ", style="dim")
             label.append_text(safe(f.fact, style if not me else "bold", single_line=True,
-                                   max_len=48))
+                                   max_len=fact_len))
             if status != "current":
                 label.append(f"  [{status}]", style="dim italic")
             if self.mapp.as_of and believed_at(f, self.mapp.as_of):
