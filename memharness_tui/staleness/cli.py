@@ -1,10 +1,11 @@
 """``memharness-tui staleness``: the headless pass, for git hooks and scripts.
 
 Prints ``checked N / current C / stale S / unresolved U`` (``/ backfilled B``
-when non-zero) and then the stale ids to stderr, as the reference bin does;
-``--json`` prints the whole report to stdout. Exit codes: 0 ran; 1 ran and found
-stale facts, only with ``--fail-on-stale``; 2 bad input or unusable repo or
-database (nothing written).
+when non-zero) and then ``stale ids: #4, #7`` to stderr, as the reference bin
+does; ``--json`` prints the whole report to stdout. Exit codes: 0 ran; 1 ran and
+found stale facts, only with ``--fail-on-stale``; 2 bad input or unusable repo or
+database (nothing written), or an unexpected error (one line; batches already
+written stay whole). Never 1 for an error: 1 means "stale found" to a hook.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .git import RepoError, find_repo
-from .runner import PassReport, StalenessPass
+from .runner import PassReport, StalenessPass, stale_ids_line
 
 __all__ = ["add_parser", "build_parser", "main", "run"]
 
@@ -65,7 +66,10 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--downgrade",
         action="store_true",
-        help="revise newly stale facts with confidence x FACTOR (never retracts)",
+        help=(
+            "revise every stale fact (not one a downgrade wrote) with confidence x FACTOR "
+            "(never retracts)"
+        ),
     )
     # parsed in run() so a bad value is one clear line, not a usage dump
     p.add_argument("--factor", metavar="F", default=None, help="downgrade factor in (0, 1], default 0.5")
@@ -169,17 +173,23 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # a bug or a git/SQLite surprise: one line, exit 2, never 1
+        return _error(f"staleness pass failed: {type(e).__name__}: {_one_line(e)}")
     _print(report, as_json=args.json)
     if args.fail_on_stale and report.stale:
         return 1
     return 0
 
 
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or "(no message)"
+
+
 def _print(report: PassReport, *, as_json: bool) -> None:
     err = sys.stderr
     print(report.summary_line(), file=err)
     if report.stale_ids:
-        print("stale: " + " ".join(f"#{i}" for i in report.stale_ids), file=err)
+        print(stale_ids_line(report.stale_ids), file=err)
     if report.downgraded:
         pairs = " ".join(f"#{o}->#{n}" for o, n in report.downgraded)
         print(f"downgraded: {pairs}", file=err)

@@ -18,16 +18,25 @@ from pathlib import Path
 
 import pygit2
 
-from .pins import is_sha_like, normalize_path, normalize_sha
-from .verdicts import GitFacts
+from .pins import is_sha_like, normalize_path, normalize_sha, short_sha
+from .verdicts import GitFacts, classify
 
-__all__ = ["Drift", "GitChecker", "RepoError", "checker_for", "find_repo"]
+__all__ = ["Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for", "find_repo"]
 
 _MISSING = object()
 
 
 class RepoError(Exception):
     """A repo that cannot be used for a pass (not a repo, empty, unreadable)."""
+
+
+class MissingObjects(RepoError):
+    """git could not read an object it needs (a treeless or blobless partial clone,
+    a corrupt pack). A pass turns it into an ``unresolved`` verdict, never a crash."""
+
+
+def _missing(sha: str) -> str:
+    return f"objects for {short_sha(sha)} are missing (partial clone?)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +110,9 @@ class GitChecker:
         self.is_bare = repo.is_bare
         self.is_shallow = repo.is_shallow
         self._ancestors: set[pygit2.Oid] | None = None
+        #: why HEAD's history could not be walked to the end (then ``ancestors`` is partial)
+        self.ancestry_error: str | None = None
+        self._resolve_errors: dict[str, str] = {}
         self._resolved: dict[str, tuple[str, pygit2.Commit | None, str | None]] = {}
         self._entries: dict[tuple[pygit2.Oid, str], tuple[str, bool] | None] = {}
         self._trees: dict[pygit2.Oid, pygit2.Tree] = {}
@@ -113,13 +125,20 @@ class GitChecker:
 
     @property
     def ancestors(self) -> set[pygit2.Oid]:
-        """Every commit reachable from HEAD (all parents), HEAD included; walked once."""
+        """Every commit reachable from HEAD (all parents), HEAD included; walked once.
+
+        When git fails partway (a commit object is missing), the commits walked so
+        far are kept (each is surely an ancestor) and ``ancestry_error`` says why;
+        a pin outside that set is then unresolved rather than "another branch".
+        """
         if self._ancestors is None:
+            seen: set[pygit2.Oid] = {self._head_id}
             try:
-                walker = self.repo.walk(self.head_commit.id, pygit2.enums.SortMode.NONE)
-                self._ancestors = {c.id for c in walker}
+                for c in self.repo.walk(self.head_commit.id, pygit2.enums.SortMode.NONE):
+                    seen.add(c.id)
             except (pygit2.GitError, KeyError, ValueError) as e:
-                raise RepoError(f"{self.path}: cannot walk HEAD's history: {e}") from e
+                self.ancestry_error = f"HEAD's history cannot be read to the end ({_one_line(e)})"
+            self._ancestors = seen
         return self._ancestors
 
     def resolve(self, pin: str) -> tuple[str, pygit2.Commit | None, str | None]:
@@ -136,8 +155,11 @@ class GitChecker:
                 obj = self.repo.get(key)
             except pygit2.AmbiguousError:
                 obj, result = None, ("ambiguous", None, None)
-            except (ValueError, pygit2.GitError):
+            except ValueError:
                 obj, result = None, ("unknown", None, None)
+            except (pygit2.GitError, KeyError) as e:
+                obj, result = None, ("unknown", None, None)
+                self._resolve_errors[key] = f"{short_sha(key)} cannot be read ({_one_line(e)})"
             else:
                 result = ("unknown", None, None)
             if obj is not None:
@@ -153,7 +175,11 @@ class GitChecker:
         return result
 
     def entry(self, commit: pygit2.Commit, path: str) -> tuple[str, bool] | None:
-        """(entry id, is folder) at ``path`` in ``commit``, or None when absent. Cached."""
+        """(entry id, is folder) at ``path`` in ``commit``, or None when absent. Cached.
+
+        Raises MissingObjects when the commit's tree (or a folder on the way to
+        ``path``) is not in the object store, as in a ``--filter=tree:0`` clone.
+        """
         key = (commit.id, path)
         hit = self._entries.get(key, _MISSING)
         if hit is not _MISSING:
@@ -164,11 +190,17 @@ class GitChecker:
         else:
             tree = self._trees.get(key[0])
             if tree is None:
-                tree = self._trees[key[0]] = commit.tree
+                try:
+                    tree = commit.tree
+                except (pygit2.GitError, KeyError) as e:
+                    raise MissingObjects(_missing(str(commit.id))) from e
+                self._trees[key[0]] = tree
             try:
                 obj = tree[path]
             except (KeyError, ValueError):
                 value = None
+            except pygit2.GitError as e:
+                raise MissingObjects(_missing(str(commit.id))) from e
             else:
                 value = (str(obj.id), isinstance(obj, pygit2.Tree))
         self._entries[key] = value
@@ -194,18 +226,26 @@ class GitChecker:
                 shallow=self.is_shallow,
                 path=norm,
                 repo=self._repo_str,
+                error=self._resolve_errors.get(normalize_sha(pin)),
             )
         cid = commit.id
         is_head = cid == self._head_id
         is_ancestor = is_head or cid in self.ancestors
+        error = None
+        if not is_ancestor and self.ancestry_error:
+            error = f"cannot tell whether {short_sha(pin)} is in HEAD's history: {self.ancestry_error}"
         at_pin = at_head = None
         folder = False
         if norm is not None and is_ancestor and not bad_path:
-            e_pin = self.entry(commit, norm)
-            e_head = self.entry(self.head_commit, norm)
-            at_pin = e_pin[0] if e_pin else None
-            at_head = e_head[0] if e_head else None
-            folder = bool((e_pin and e_pin[1]) or (e_head and e_head[1]))
+            try:
+                e_pin = self.entry(commit, norm)
+                e_head = self.entry(self.head_commit, norm)
+            except MissingObjects as e:
+                error = str(e)
+            else:
+                at_pin = e_pin[0] if e_pin else None
+                at_head = e_head[0] if e_head else None
+                folder = bool((e_pin and e_pin[1]) or (e_head and e_head[1]))
         return GitFacts(
             pin=pin,
             resolution="commit",
@@ -219,12 +259,11 @@ class GitChecker:
             path_is_folder=folder,
             shallow=self.is_shallow,
             repo=self._repo_str,
+            error=error,
         )
 
     def judge(self, pin: str, path: str | None = None) -> tuple[str, str]:
         """(freshness, reason) for one pin against this repo's HEAD."""
-        from .verdicts import classify
-
         return classify(self.facts(pin, path))
 
     # -- lazy magnitude --------------------------------------------------
@@ -236,9 +275,17 @@ class GitChecker:
         return commit
 
     def drift(self, pin: str, path: str | None = None) -> Drift:
-        """Commits since ``pin`` that touched ``path``, and lines added/removed pin → HEAD."""
+        """Commits since ``pin`` that touched ``path``, and lines added/removed pin → HEAD.
+
+        Raises RepoError (MissingObjects when objects are missing) if git cannot say.
+        """
         commit = self._commit_or_error(pin)
-        norm = normalize_path(path)
+        try:
+            return self._drift(commit, normalize_path(path))
+        except (pygit2.GitError, KeyError) as e:
+            raise MissingObjects(_missing(str(commit.id))) from e
+
+    def _drift(self, commit: pygit2.Commit, norm: str | None) -> Drift:
         walker = self.repo.walk(self.head_commit.id, pygit2.enums.SortMode.NONE)
         walker.hide(commit.id)
         count = 0
@@ -264,7 +311,10 @@ class GitChecker:
         """Unified diff (``git diff PIN HEAD -- PATH``) of the path between pin and HEAD."""
         commit = self._commit_or_error(pin)
         norm = normalize_path(path)
-        return "".join(p.text or "" for p in self._patches(commit, norm, context_lines))
+        try:
+            return "".join(p.text or "" for p in self._patches(commit, norm, context_lines))
+        except (pygit2.GitError, KeyError) as e:
+            raise MissingObjects(_missing(str(commit.id))) from e
 
     def _patches(
         self, commit: pygit2.Commit, path: str | None, context_lines: int = 3
@@ -279,6 +329,11 @@ class GitChecker:
             if path is None or any(n == path or n.startswith(path + "/") for n in names):
                 out.append(patch)
         return out
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text or type(e).__name__
 
 
 def _type_name(obj: object) -> str:

@@ -42,14 +42,18 @@ def parse_source_ref(source_ref: str | None) -> Pin | None:
     Beyond the SPEC's cases: a run made only of decimal digits (dates, issue or
     session numbers) or only of the letters a-f (words such as ``defaced``) is
     not a pin, nor is a ref holding two different candidate SHAs; a trailing
-    line anchor (``#L10-L20``, ``:42``) is dropped from a parsed path.
+    line anchor (``#L10-L20``, ``:42``) is dropped from a parsed path; and a
+    named pin whose path cannot name anything in a repo (``m@<sha40>:../x``,
+    which climbs out) is no pin at all, rather than a pin of the whole repo.
     """
     if not source_ref or not source_ref.strip():
         return None
     m = _NAMED_FULL.search(source_ref)
     if m:
         path = normalize_path(_LINE_SUFFIX.sub("", m.group(2) or ""))
-        return Pin(m.group(1).lower(), path or None)
+        if path == "":
+            return None  # the path climbs out of the repo: when in doubt, no pin
+        return Pin(m.group(1).lower(), path)
     if "/" in source_ref or "." in source_ref:
         return None
     runs = {r.lower() for r in _HEX_RUN.findall(source_ref) if _mixed(r)}
@@ -101,4 +105,8 @@ def normalize_path(path: str | None) -> str | None:
         parts.append(seg)
     if not parts:
         return None
-    return "/".join(parts)
+    joined = "/".join(parts)
+    if joined != joined.strip():
+        # "/ a" → " a": the outer strip did not reach it; strip again (idempotent)
+        return normalize_path(joined)
+    return joined

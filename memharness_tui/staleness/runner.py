@@ -15,18 +15,26 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .git import GitChecker, RepoError
-from .pins import Pin, normalize_path, parse_source_ref
+from .pins import Pin, is_sha_like, normalize_path, normalize_sha, parse_source_ref
 from .verdicts import CURRENT, STALE, UNRESOLVED, Verdict, classify, classify_many
+
+if TYPE_CHECKING:
+    from memharness_tui.store import Store
+    from memharness_tui.store.clock import Clock
+    from memharness_tui.store.types import StalenessTarget
 
 __all__ = [
     "DOWNGRADE_AGENT",
+    "UNRESOLVED",  # re-exported for the CLI and UI
     "PassProgress",
     "PassReport",
+    "RepoError",  # re-exported for the CLI and UI
     "StalenessPass",
     "WorkItem",
+    "stale_ids_line",
     "summary_line",
 ]
 
@@ -42,14 +50,24 @@ def summary_line(checked: int, current: int, stale: int, unresolved: int, backfi
     return line + (f" / backfilled {backfilled}" if backfilled else "")
 
 
+def stale_ids_line(ids: Sequence[int]) -> str:
+    """``stale ids: #4, #7`` — the reference bin's line after the summary (when any)."""
+    return "stale ids: " + ", ".join(f"#{i}" for i in ids)
+
+
 @dataclass(frozen=True, slots=True)
 class WorkItem:
-    """One fact to judge: its stored pin, or a pin parsed from source_ref (backfill)."""
+    """One fact to judge: its stored pin, or a pin parsed from source_ref (backfill).
+
+    ``backfill``: the pass adopts this pin (``path_only``: the row is already
+    pinned and only its missing path is filled in from source_ref).
+    """
 
     fact_id: int
     commit: str
     path: str | None
     backfill: bool
+    path_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +146,9 @@ class StalenessPass:
     ``db_path``: the store file (opened by the pass, in the thread that runs it).
     ``repos``: repo paths (work tree, subfolder or bare); a pin is judged in the
     repo where its commit exists. ``check_only`` opens the store read-only and
-    writes nothing. ``downgrade`` revises each newly stale fact with confidence ×
-    ``factor``. ``on_progress`` is called from the running thread after each batch.
+    writes nothing. ``downgrade`` revises every fact found stale (already stale
+    ones too, but never a live row a downgrade wrote) with confidence × ``factor``.
+    ``on_progress`` is called from the running thread after each batch.
 
     ``batch_size`` rows are written per transaction. Each verdict UPDATE also fires
     the FTS5 ``facts_au`` trigger the schema requires (~30 µs a row here), so a
@@ -147,8 +166,8 @@ class StalenessPass:
         factor: float = 0.5,
         batch_size: int = 500,
         on_progress: Callable[[PassProgress], None] | None = None,
-        clock: Any = None,
-        store_factory: Callable[..., Any] | None = None,
+        clock: Clock | None = None,
+        store_factory: Callable[..., Store] | None = None,
     ) -> None:
         if not repos:
             raise ValueError("a staleness pass needs at least one repo")
@@ -206,7 +225,7 @@ class StalenessPass:
             _ = ch.ancestors
         return checkers
 
-    def _open_store(self) -> Any:
+    def _open_store(self) -> Store:
         if self._store_factory is not None:
             return self._store_factory(self.db_path, clock=self.clock, readonly=self.check_only)
         from memharness_tui.store import Store
@@ -279,14 +298,24 @@ class StalenessPass:
         )
 
     @staticmethod
-    def work_list(store: Any) -> list[WorkItem]:
-        """SPEC §8 targets plus backfill candidates whose source_ref parses, oldest first."""
+    def work_list(store: Store) -> list[WorkItem]:
+        """SPEC §8 targets plus backfill candidates whose source_ref parses, oldest first.
+
+        A target pinned without a path whose source_ref names the same commit with
+        a path is judged with that path, and the path is filled in (as the
+        reference bin does).
+        """
         items: list[WorkItem] = []
         after = 0
         while True:
             page = store.staleness_targets(_PAGE, after_id=after)
             for t in page:
-                items.append(WorkItem(t.id, t.source_commit.strip(), t.source_path, False))
+                commit = (t.source_commit or "").strip()
+                path = _ref_path_for(t) if t.source_path is None else None
+                if path is not None:
+                    items.append(WorkItem(t.id, commit, path, True, path_only=True))
+                else:
+                    items.append(WorkItem(t.id, commit, t.source_path, False))
             if len(page) < _PAGE:
                 break
             after = page[-1].id
@@ -303,7 +332,7 @@ class StalenessPass:
         items.sort(key=lambda w: w.fact_id)
         return items
 
-    def _write(self, store: Any, verdicts: list[Verdict]) -> list[Verdict]:
+    def _write(self, store: Store, verdicts: list[Verdict]) -> list[Verdict]:
         """Write one batch in one short transaction; downgrade stale ones if asked.
 
         Rows revised or retracted by another process since the work list was read
@@ -329,7 +358,9 @@ class StalenessPass:
                     freshness=v.freshness,
                     checked_at=checked_at,
                     checked_head=v.checked_head,
-                    source_commit=v.commit if v.backfilled else None,
+                    # a path-only backfill passes no commit: the writer's live_only
+                    # guard accepts a commit only for rows still unpinned
+                    source_commit=v.commit if v.backfilled and not v.path_only else None,
                     source_path=v.path if v.backfilled else None,
                 )
                 for v in kept
@@ -346,7 +377,7 @@ class StalenessPass:
                     self._downgrade(store, v)
         return kept
 
-    def _downgrade(self, store: Any, v: Verdict) -> None:
+    def _downgrade(self, store: Store, v: Verdict) -> None:
         """Revise a stale fact: same text, confidence × factor, same pin, same verdict."""
         from memharness_tui.store.errors import MemharnessError
 
@@ -371,10 +402,10 @@ class StalenessPass:
         self.report.downgraded.append((old.id, new_id))
 
 
-def _live_ids(store: Any, verdicts: Sequence[Verdict]) -> set[int]:
+def _live_ids(store: Store, verdicts: Sequence[Verdict]) -> set[int]:
     """Which of a batch's facts are still targets right now (re-read just before writing)."""
     live: set[int] = set()
-    pinned = [v.fact_id for v in verdicts if not v.backfilled]
+    pinned = [v.fact_id for v in verdicts if not v.backfilled or v.path_only]
     if pinned:
         last = pinned[-1]
         after = pinned[0] - 1
@@ -385,17 +416,34 @@ def _live_ids(store: Any, verdicts: Sequence[Verdict]) -> set[int]:
                 break
             after = page[-1].id
     for v in verdicts:
-        if v.backfilled:
+        if v.backfilled and not v.path_only:
             f = store.get(v.fact_id)
             if f.is_live and f.source_commit is None:
                 live.add(v.fact_id)
     return live
 
 
-def _backfill_path(t: Any, pin: Pin) -> str | None:
+def _backfill_path(t: StalenessTarget, pin: Pin) -> str | None:
     """A candidate's own source_path wins over the path parsed from source_ref."""
     own = normalize_path(t.source_path) if t.source_path else None
     return own or pin.path
+
+
+def _ref_path_for(t: StalenessTarget) -> str | None:
+    """The path source_ref gives a pinned row that has none, when it names the same commit.
+
+    Commits match case-insensitively, and an abbreviated SHA on either side
+    matches the full one it starts. Otherwise None (the row is judged without a path).
+    """
+    stored = normalize_sha(t.source_commit or "")
+    if not is_sha_like(stored):
+        return None
+    pin = parse_source_ref(t.source_ref)
+    if pin is None or pin.path is None:
+        return None
+    if pin.commit.startswith(stored) or stored.startswith(pin.commit):
+        return pin.path
+    return None
 
 
 class _Judge:
@@ -430,8 +478,5 @@ class _Judge:
             checked_head=head,
             resolved=resolved,
             backfilled=item.backfill,
+            path_only=item.path_only,
         )
-
-
-# re-exported for the CLI and UI
-__all__ += ["RepoError", "UNRESOLVED"]

@@ -38,7 +38,9 @@ class GitFacts:
 
     ``path_at_pin`` / ``path_at_head`` are the entry ids (blob or tree) at the
     path, or None when the path is absent there. They are only meaningful when
-    the pin resolved to an ancestor of HEAD and a path was given.
+    the pin resolved to an ancestor of HEAD and a path was given. ``error`` is
+    set when git could not answer (objects missing in a partial clone, a corrupt
+    pack): the pin is then unresolved with that reason.
     """
 
     pin: str
@@ -54,6 +56,7 @@ class GitFacts:
     path_is_folder: bool = False
     shallow: bool = False
     repo: str = ""
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +71,8 @@ class Verdict:
     repo: str
     checked_head: str
     resolved: str | None = None  # the full commit SHA the pin resolved to
-    backfilled: bool = False
+    backfilled: bool = False  # the pass adopted this pin (or, with path_only, its path)
+    path_only: bool = False  # already pinned: only the path came from source_ref
 
     @property
     def pin(self) -> str:
@@ -88,6 +92,7 @@ class Verdict:
             "repo": self.repo,
             "checked_head": self.checked_head,
             "backfilled": self.backfilled,
+            "backfilled_path_only": self.path_only,
         }
 
 
@@ -98,6 +103,8 @@ def _shown_path(f: GitFacts) -> str:
 def classify(f: GitFacts) -> tuple[str, str]:
     """The SPEC §8 verdict table, with a reason a person can read."""
     sha = short_sha(f.pin)
+    if f.error:
+        return UNRESOLVED, f.error
     if f.resolution == "invalid":
         return UNRESOLVED, f"{f.pin.strip()!r} is not a commit SHA (need 7-40 hex digits)"
     if f.resolution == "ambiguous":
@@ -144,15 +151,16 @@ def choose_facts(candidates: Sequence[GitFacts]) -> GitFacts:
 
     A pin is judged in the repo where its commit exists, preferring one whose
     HEAD contains it (two clones of one project on different branches), then
-    the first repo that knows the commit. If none does, the most specific
+    the first repo that knows the commit; a repo where git could answer wins
+    over one where objects were missing. If none knows it, the most specific
     failure is kept (ambiguous, then not-a-commit, then unknown).
     """
     if not candidates:
         raise ValueError("choose_facts needs at least one candidate")
     for f in candidates:
-        if f.resolution == "commit" and (f.is_head or f.is_ancestor):
+        if f.resolution == "commit" and (f.is_head or f.is_ancestor) and not f.error:
             return f
-    return min(candidates, key=lambda f: _RANK[f.resolution])
+    return min(candidates, key=lambda f: (_RANK[f.resolution], f.error is not None))
 
 
 def classify_many(candidates: Sequence[GitFacts]) -> tuple[GitFacts, str, str]:

@@ -43,7 +43,7 @@ def test_summary_and_stale_ids_on_stderr(
     assert run(["--db", str(db), "--repo", str(scenario.path)]) == 0
     out, err = capsys.readouterr()
     assert out == ""
-    assert err.splitlines() == [SUMMARY, f"stale: #{ids[0]} #{ids[3]}"]
+    assert err.splitlines() == [SUMMARY, f"stale ids: #{ids[0]}, #{ids[3]}"]
     assert rows(db)[ids[0]]["freshness"] == "stale"
 
 
@@ -201,3 +201,10 @@ def test_wired_into_the_main_command(
     assert capsys.readouterr().err.splitlines()[0] == SUMMARY
     assert main(["--db", str(db), "staleness", "--repo", str(scenario.path), "--check"]) == 0
     assert capsys.readouterr().err.splitlines()[0] == SUMMARY
+
+
+def test_stale_ids_line_is_the_reference_format() -> None:
+    from memharness_tui.staleness.runner import stale_ids_line
+
+    assert stale_ids_line([4, 7]) == "stale ids: #4, #7"
+    assert stale_ids_line([12]) == "stale ids: #12"

@@ -48,6 +48,10 @@ def test_head_full_short_uppercase_is_current(checker: GitChecker, scenario: Sce
         ("c1", None, STALE, "HEAD has moved past {c1}"),
         ("c3", None, STALE, "HEAD has moved past {c3}"),
         ("c3", "new.py", CURRENT, "new.py unchanged since {c3}"),
+        # a pin at HEAD whose path does not exist: unresolved, not current (the reference
+        # says current: a diff of nothing is empty)
+        ("head", "no/such.py", UNRESOLVED, "no/such.py did not exist at {head}"),
+        ("head", "lib/x.py", UNRESOLVED, "lib/x.py did not exist at {head}"),
         # the side branch came in by a merge commit: its commits are ancestors
         ("s1", None, STALE, "HEAD has moved past {s1}"),
         ("s1", "docs/readme.md", CURRENT, "docs/readme.md unchanged since {s1}"),

@@ -66,6 +66,11 @@ def test_pins(ref: str, expected: Pin) -> None:
         f"m@{SHA40}0",  # 41 hex after @
         f"@{SHA40}:src/a.py",  # no name before @, and holds a path
         "repo@a1b2c3d:src/a.py",  # short SHA with a path: not the named form
+        # a path that climbs out of the repo names nothing: no pin (not a whole-repo pin)
+        f"m@{SHA40}:../x",
+        f"m@{SHA40}:src/../../x.py",
+        f"m@{SHA40}:../x.py#L10-L20",
+        f"m@{SHA40}:a\x00b",
     ],
 )
 def test_not_pins(ref: str | None) -> None:
@@ -89,6 +94,7 @@ def test_hex_run_bounded_by_non_hex_letters() -> None:
         ("/src/a.py", "src/a.py"),
         ("src/", "src"),
         ("  src/a.py  ", "src/a.py"),
+        ("/ 0", "0"),  # whitespace uncovered by a dropped "/" is stripped too
         ("src/lib/../a.py", "src/a.py"),
         ("../outside.py", ""),
         ("a\x00b", ""),

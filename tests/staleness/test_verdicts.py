@@ -144,3 +144,19 @@ def test_classify_many_unknown_everywhere() -> None:
     chosen, fresh, reason = classify_many([a, b])
     assert (chosen.repo, fresh, reason) == ("a", UNRESOLVED, "a1b2c3d is not in any of the 2 repos")
     assert classify_many([a])[2] == "a1b2c3d is not in this repo"
+
+
+def test_git_error_is_unresolved_with_its_reason() -> None:
+    why = "objects for a1b2c3d are missing (partial clone?)"
+    f = facts(is_ancestor=True, path="x", path_at_pin="1", path_at_head="2", error=why)
+    assert classify(f) == (UNRESOLVED, why)
+    # never current, even when the rest would say so
+    assert classify(facts(is_head=True, is_ancestor=True, error=why)) == (UNRESOLVED, why)
+
+
+def test_choose_prefers_a_repo_where_git_could_answer() -> None:
+    broken = facts(is_ancestor=True, path="x", error="objects for a1b2c3d are missing", repo="a")
+    fine = facts(is_ancestor=True, path="x", path_at_pin="1", path_at_head="1", repo="b")
+    assert choose_facts([broken, fine]) is fine
+    chosen, freshness, _ = classify_many([broken, facts(resolution="unknown", commit=None)])
+    assert (chosen, freshness) == (broken, UNRESOLVED)

@@ -516,7 +516,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.log_line(line)
         if ev.stale and not st.check_only:
             stale_ids = [v for v in st.spass.report.stale_ids][:50]
-            self.log_line(Text("  stale: " + " ".join(f"#{i}" for i in stale_ids)
+            self.log_line(Text("  stale ids: " + ", ".join(f"#{i}" for i in stale_ids)
                                + (" …" if ev.stale > len(stale_ids) else ""), style="dim"))
         if not st.check_only:
             self.app.post_message(StoreChanged())
