@@ -86,6 +86,8 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
 
     def on_resize(self) -> None:
         self.query_one("#detail-body").set_class(self.size.width < NARROW, "narrow")
+        if self.why is not None:  # node labels are fitted to the pane's width
+            self.call_after_refresh(self._fill_chain)
 
     def load(self, fact_id: int) -> None:
         self.fact_id = fact_id
@@ -177,23 +179,28 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         tree.root.expand()
         cursor_line = 0
         n = len(self.chain)
-        # Fit the chain pane: beside the side column when wide, full width when narrow.
-        pane = self.size.width - (66 if self.size.width >= NARROW else 4)
-        fact_len = max(24, pane - 40)
+        # Fit each node's fact text to the chain pane, after its fixed parts.
+        # The fact box above has the chain's width (the tree itself may not be laid out yet).
+        pane = (self.query_one("#detail-text").content_size.width or self.size.width // 2) - 2
         for i, f in enumerate(self.chain):
-            label = Text()
             me = f.id == self.fact_id
             marker = "● " if me else ("↑ " if i < self.chain.index(self.why.fact) else "↓ ")
-            label.append(marker, style="bold" if me else "dim")
-            label.append(f"#{f.id} ", style="bold" if me else "")
             status, style = status_label(f)
-            label.append(f"{f.tx_at[:10]} ", style="dim")
-            label.append_text(safe(f.fact, style if not me else "bold", single_line=True,
-                                   max_len=fact_len))
+            head = Text()
+            head.append(marker, style="bold" if me else "dim")
+            head.append(f"#{f.id} ", style="bold" if me else "")
+            head.append(f"{f.tx_at[:10]} ", style="dim")
+            tail = Text()
             if status != "current":
-                label.append(f"  [{status}]", style="dim italic")
+                tail.append(f"  [{status}]", style="dim italic")
             if self.mapp.as_of and believed_at(f, self.mapp.as_of):
-                label.append("  ⏱ believed then", style="bold")
+                tail.append("  ⏱ believed then", style="bold")
+            room = max(16, pane - head.cell_len - tail.cell_len - 2)
+            label = Text.assemble(
+                head,
+                safe(f.fact, style if not me else "bold", single_line=True, max_len=room),
+                tail,
+            )
             tree.root.add_leaf(label, data=f.id)
             if me:
                 cursor_line = i
