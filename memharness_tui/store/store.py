@@ -136,6 +136,22 @@ def _chain_loop(fact_id: int) -> StoreOpenError:
     return StoreOpenError(f"the supersession chain loops at #{fact_id}; the file is damaged")
 
 
+def _successors(conn: sqlite3.Connection, fact: Fact, seen: set[int]) -> list[Fact]:
+    """The rows that superseded ``fact``, nearest first (``seen`` guards against loops)."""
+    out: list[Fact] = []
+    cursor = fact
+    while cursor.superseded_by is not None:
+        nxt = conn.execute(sql.GET_FACT, (cursor.superseded_by,)).fetchone()
+        if nxt is None:
+            break
+        cursor = _fact(nxt)
+        if cursor.id in seen:
+            raise _chain_loop(cursor.id)
+        seen.add(cursor.id)
+        out.append(cursor)
+    return out
+
+
 def _insert(conn: sqlite3.Connection, **row: Any) -> int:
     """INSERT one fact row (inside the caller's transaction); returns its id."""
     return int(conn.execute(sql.INSERT_FACT, row).lastrowid or 0)
@@ -314,16 +330,8 @@ class Store:
                 raise NotFound(f"no fact #{old_id}")
             old = _fact(row)
             if old.superseded_by is not None:
-                head = old
-                seen = {old.id}
-                while head.superseded_by is not None:
-                    nxt = conn.execute(sql.GET_FACT, (head.superseded_by,)).fetchone()
-                    if nxt is None:
-                        break
-                    head = _fact(nxt)
-                    if head.id in seen:
-                        raise _chain_loop(head.id)
-                    seen.add(head.id)
+                later = _successors(conn, old, {old.id})
+                head = later[-1] if later else old
                 raise InvalidInput(
                     f"fact #{old.id} is already superseded by #{old.superseded_by}; "
                     f'the head of the chain is #{head.id}: "{head.fact}" — '
@@ -507,17 +515,7 @@ class Store:
             seen.add(prev[0])
             ancestors.append(_fact(prev))
             prev = conn.execute(sql.GET_PREDECESSOR, (prev[0],)).fetchone()
-        descendants: list[Fact] = []
-        cursor = fact
-        while cursor.superseded_by is not None:
-            nxt = conn.execute(sql.GET_FACT, (cursor.superseded_by,)).fetchone()
-            if nxt is None:
-                break
-            cursor = _fact(nxt)
-            if cursor.id in seen:
-                raise _chain_loop(cursor.id)
-            seen.add(cursor.id)
-            descendants.append(cursor)
+        descendants = _successors(conn, fact, seen)
         return WhyResult(fact=fact, ancestors=ancestors, descendants=descendants)
 
     def diff(self, since: str, subject: str | None = None) -> DiffResult:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 Entry = tuple[str, str, Callable[[], object]]
 
 
-class _EntriesProvider(Provider):
+class EntriesProvider(Provider):
     """Fuzzy-match a list of entries; subclasses say which entries apply right now."""
 
     @property
@@ -36,7 +36,7 @@ class _EntriesProvider(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-class AppCommands(_EntriesProvider):
+class AppCommands(EntriesProvider):
     """Global: tabs, time travel, theme, help."""
 
     def entries(self) -> list[Entry]:
@@ -57,7 +57,7 @@ class AppCommands(_EntriesProvider):
         return items
 
 
-class RecallCommands(_EntriesProvider):
+class RecallCommands(EntriesProvider):
     def entries(self) -> list[Entry]:
         app = self.mapp
         return [
@@ -67,7 +67,7 @@ class RecallCommands(_EntriesProvider):
         ]
 
 
-class FactCommands(_EntriesProvider):
+class FactCommands(EntriesProvider):
     """``#123`` or ``open 123`` opens that fact."""
 
     def entries(self) -> list[Entry]:

@@ -6,17 +6,16 @@ answers ``retract 12`` / ``revise 12`` with the matching action on that fact.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import Hit, Hits
+
+from memharness_tui.tui.commands import EntriesProvider, Entry
 
 if TYPE_CHECKING:
-    from memharness_tui.tui.app import MemharnessApp
     from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
-Entry = tuple[str, str, Callable[[], object]]
 
 
 def dashboard(app: Any) -> StalenessDashboard | None:
@@ -59,11 +58,7 @@ def _start_fact_action(app: Any, verb: str, fact_id: int) -> None:
     app.run_worker(_fact_action(app, verb, fact_id), exit_on_error=False)
 
 
-class StalenessCommands(Provider):
-    @property
-    def mapp(self) -> MemharnessApp:
-        return cast("MemharnessApp", self.app)
-
+class StalenessCommands(EntriesProvider):
     def entries(self) -> list[Entry]:
         from memharness_tui.tui.editing import new_fact
 
@@ -80,16 +75,9 @@ class StalenessCommands(Provider):
             ("New fact…", "Remember a new fact (n)", partial(new_fact, app)),
         ]
 
-    async def discover(self) -> Hits:
-        for title, help_text, callback in self.entries():
-            yield DiscoveryHit(title, callback, help=help_text)
-
     async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, help_text, callback in self.entries():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+        async for hit in super().search(query):
+            yield hit
         words = query.strip().lower().split()
         if len(words) == 2 and words[0] in ("retract", "revise") \
                 and words[1].lstrip("#").isdigit():
