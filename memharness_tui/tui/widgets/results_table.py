@@ -98,6 +98,7 @@ class ResultsTable(ScrollView, can_focus=True):
         self._cells: list[list[Text]] = []
         self._index: dict[str, int] = {}
         self._cache: dict[tuple[object, ...], Strip] = {}
+        self._style_cache: dict[tuple[object, ...], tuple[Style, Style, Style, Style]] = {}
 
     # ----- data -------------------------------------------------------------------------------
     def set_rows(self, rows: Iterable[tuple[str, list[Text]]], *, cursor: int = 0) -> None:
@@ -208,12 +209,31 @@ class ResultsTable(ScrollView, can_focus=True):
                 line.append(pad)
         return line
 
+    def _styles(self) -> tuple[Style, Style, Style, Style]:
+        """(base, header, even, cursor) styles; resolving them walks the DOM, so once per look."""
+        key = (self.app.theme, self.has_focus)
+        styles = self._style_cache.get(key)
+        if styles is None:
+            styles = (
+                self.rich_style,
+                self.get_component_rich_style("results--header"),
+                self.get_component_rich_style("results--even"),
+                self.get_component_rich_style("results--cursor"),
+            )
+            self._style_cache[key] = styles
+        return styles
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._style_cache.clear()
+        self._cache.clear()
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width  # excludes the scrollbar
-        base = self.rich_style
+        base, header, even, cursor_style = self._styles()
         widths = self._layout(width)
         if y == 0:
-            header_style = base + self.get_component_rich_style("results--header")
+            header_style = base + header
             labels = [Text(c.label) for c in self.columns]
             return self._strip(self._line(labels, widths, header_style), width, header_style)
         row = y - 1 + int(self.scroll_y)
@@ -226,12 +246,11 @@ class ResultsTable(ScrollView, can_focus=True):
             return cached
         style = base
         if row % 2 == 1:
-            style = style + self.get_component_rich_style("results--even")
+            style = style + even
         line = self._line(self._cells[row], widths, style)
         if is_cursor:
-            cursor = self.get_component_rich_style("results--cursor")
-            line.stylize(cursor)
-            style = style + cursor
+            line.stylize(cursor_style)
+            style = style + cursor_style
         strip = self._strip(line, width, style)
         self._cache[key] = strip
         return strip
