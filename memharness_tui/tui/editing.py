@@ -17,11 +17,13 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memharness_tui.tui.messages import StoreChanged
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from memharness_tui.staleness.git import Drift, GitChecker
@@ -115,27 +117,23 @@ class GitView:
             facts, freshness, reason = classify_many([c.facts(commit, path) for c in self.checkers])
         return Judged(freshness, reason, facts.repo, facts.head, facts.resolution == "commit")
 
-    def drift(self, commit: str, path: str | None, repo: str) -> Drift | None:
+    def _ask(self, repo: str, question: Callable[[GitChecker], T]) -> T | None:
+        """Ask one repo's checker; an unusable repo or missing objects answer None."""
         from memharness_tui.staleness.git import RepoError
 
         ch = self._checker(repo)
         if ch is None:
             return None
         try:
-            return ch.drift(commit, path)
+            return question(ch)
         except RepoError:
             return None
+
+    def drift(self, commit: str, path: str | None, repo: str) -> Drift | None:
+        return self._ask(repo, lambda ch: ch.drift(commit, path))
 
     def diff(self, commit: str, path: str | None, repo: str) -> str | None:
-        from memharness_tui.staleness.git import RepoError
-
-        ch = self._checker(repo)
-        if ch is None:
-            return None
-        try:
-            return ch.diff_text(commit, path)
-        except RepoError:
-            return None
+        return self._ask(repo, lambda ch: ch.diff_text(commit, path))
 
     def head_of(self, repo: str) -> str | None:
         ch = self._checker(repo)
