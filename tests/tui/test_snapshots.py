@@ -15,7 +15,7 @@ from textual.widgets import Input, Select, Tree
 from memharness_tui.store import FakeClock, Store
 from memharness_tui.tui.app import MemharnessApp
 
-from .conftest import CLOCK_START, Sample, build_sample, make_app, settle
+from .conftest import CLOCK_START, NOW, Sample, build_sample, make_app, settle
 
 WIDE = (160, 48)
 NARROW = (80, 24)
@@ -181,7 +181,11 @@ def test_themes(snap_compare, snap_store, theme):
 def test_readonly_banner(snap_compare, snap_store):
     store, _info, config_dir = snap_store
     store.close()
-    app = make_app("memory.db", config_dir, readonly=True)
+
+    def open_frozen() -> Store:  # scores decay with time: a wall clock would drift the picture
+        return Store.open("memory.db", readonly=True, clock=FakeClock(NOW, step_ms=0))
+
+    app = make_app(open_frozen, config_dir, readonly=True)
     try:
         assert snap_compare(app, terminal_size=MID, run_before=before())
     finally:
