@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual.app import App
 from textual.binding import Binding
 from textual.command import Provider
@@ -178,6 +179,21 @@ class MemharnessApp(App[int]):
         self.gateway.close()
 
     # ----- errors: the one place worker failures end up -------------------------------------
+    def _handle_exception(self, error: Exception) -> None:
+        """An unexpected error ends the app with one line and a crash log, never a traceback.
+
+        Headless runs (tests, benchmarks) keep Textual's behaviour so frameworks see the error.
+        Nothing is lost: every write is its own committed transaction.
+        """
+        if self.is_headless:
+            super()._handle_exception(error)
+            return
+        log = write_crash_log(error)
+        self._return_code = 1
+        where = f" — details in {log}" if log else ""
+        self.panic(Text(f"memharness-tui stopped on an internal error: "
+                        f"{type(error).__name__}: {_message(error)}{where}"))
+
     def report_error(self, exc: BaseException) -> None:
         from memharness_tui.store.errors import MemharnessError
 
@@ -271,6 +287,25 @@ class MemharnessApp(App[int]):
             return f"(could not explain: {exc})"
 
 
+def write_crash_log(error: BaseException) -> Path | None:
+    """Append the traceback to crash.log in the cache folder; None if that cannot be written."""
+    import traceback
+    from datetime import UTC, datetime
+
+    from memharness_tui.paths import cache_dir
+
+    try:
+        folder = cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        log = folder / "crash.log"
+        with log.open("a", encoding="utf-8") as out:
+            out.write(f"--- {datetime.now(UTC).isoformat()}\n")
+            out.write("".join(traceback.format_exception(error)))
+        return log
+    except OSError:
+        return None
+
+
 def _message(exc: BaseException) -> str:
     text = str(exc).strip()
     return text or type(exc).__name__
@@ -291,4 +326,4 @@ def run_app(db_path: str | None, *, readonly: bool = False, demo: bool = False) 
         result = app.run()
     finally:
         app.gateway.close()
-    return int(result or 0)
+    return app.return_code or int(result or 0)  # 1 after an internal error

@@ -198,3 +198,26 @@ def test_believed_at_follows_the_spec_boundaries():
     assert not believed_at(SimpleNamespace(**{**vars(row), "valid_to": t}), t)
     assert not believed_at(SimpleNamespace(**{**vars(row), "retracted_at": t}), t)
     assert not believed_at(row, "2026-02-28T23:59:59.999Z")
+
+
+def test_an_unexpected_error_ends_with_one_line_and_a_crash_log(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    import memharness_tui.tui.app as app_mod
+
+    monkeypatch.setenv("MEMHARNESS_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    app = app_mod.MemharnessApp(str(tmp_path / "m.db"), config_dir=tmp_path / "config")
+    monkeypatch.setattr(app_mod.MemharnessApp, "is_headless", property(lambda self: False))
+    shown: list[str] = []
+    monkeypatch.setattr(app, "panic", lambda *r: shown.extend(str(x) for x in r))
+    try:
+        raise RuntimeError("boom [red]not markup[/]")
+    except RuntimeError as exc:
+        app._handle_exception(exc)
+    assert len(shown) == 1 and "\n" not in shown[0]
+    assert shown[0].startswith("memharness-tui stopped on an internal error: RuntimeError: boom")
+    assert "[red]not markup[/]" in shown[0]
+    log = tmp_path / "cache" / "crash.log"
+    assert str(log) in shown[0]
+    assert "Traceback" in log.read_text() and "RuntimeError: boom" in log.read_text()
+    app.gateway.close()
