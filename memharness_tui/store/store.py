@@ -67,7 +67,8 @@ def _require_text(value: object, label: str) -> str:
     return trimmed
 
 
-def _check_confidence(value: object) -> float:
+def check_confidence(value: object) -> float:
+    """SPEC §6/§10: a real number in [0, 1] (not a bool, not a string). Public: forms use it."""
     if (
         isinstance(value, bool)
         or not isinstance(value, int | float)
@@ -79,7 +80,8 @@ def _check_confidence(value: object) -> float:
     return float(value)
 
 
-def _check_importance(value: object) -> int:
+def check_importance(value: object) -> int:
+    """SPEC §6/§10: an integer 1..10 (5.0 counts as 5). Public: forms use it."""
     ok = not isinstance(value, bool) and (
         isinstance(value, int) or (isinstance(value, float) and value.is_integer())
     )
@@ -273,8 +275,8 @@ class Store:
         self._writable()
         subject = _require_text(subject, "subject")
         fact = _require_text(fact, "fact")
-        confidence = _check_confidence(confidence)
-        importance = _check_importance(importance)
+        confidence = check_confidence(confidence)
+        importance = check_importance(importance)
         kind = _check_kind(kind)
         predicate = js_trim(_check_str(predicate, "predicate"))
         source_ref = _check_str(source_ref, "source_ref")
@@ -318,7 +320,7 @@ class Store:
         """Supersede ``old_id`` with a corrected fact, in one transaction. Returns (old, new, tx_at)."""
         self._writable()
         new_fact = _require_text(new_fact, "new_fact")
-        confidence = _check_confidence(confidence)
+        confidence = check_confidence(confidence)
         old_id = _check_id(old_id, "old_id")
         source_ref = _check_str(source_ref, "source_ref")
         source_agent = _check_str(source_agent, "source_agent")
@@ -337,7 +339,7 @@ class Store:
                     f'the head of the chain is #{head.id}: "{head.fact}" — '
                     f"re-check your correction against it, then revise #{head.id} if still needed"
                 )
-            imp = _check_importance(importance) if importance is not None else old.importance
+            imp = check_importance(importance) if importance is not None else old.importance
             knd = _check_kind(kind) if kind is not None else old.kind
             tx_at = self.clock.now()
             vf = tx_at

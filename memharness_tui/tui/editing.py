@@ -15,7 +15,6 @@ write posts ``StoreChanged`` so the lists reload.
 from __future__ import annotations
 
 import asyncio
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -143,30 +142,26 @@ class GitView:
 # ----- form values and their validation (the Store's own rules) --------------------------
 
 
-def parse_confidence(raw: str) -> float:
-    from memharness_tui.store.errors import InvalidInput
-
+def _number_or_text(raw: str) -> float | str:
+    """The form's text as a number when it is one; otherwise the text, which the store refuses."""
     text = raw.strip()
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
-        raise InvalidInput(f"confidence must be a number in [0, 1], got {text!r}") from None
-    if not math.isfinite(value) or not 0 <= value <= 1:
-        raise InvalidInput(f"confidence must be a number in [0, 1], got {text!r}")
-    return value
+        return text
+
+
+def parse_confidence(raw: str) -> float:
+    """Validated by the Store's own rule, so the form and the store can never disagree."""
+    from memharness_tui.store.store import check_confidence
+
+    return check_confidence(_number_or_text(raw))
 
 
 def parse_importance(raw: str) -> int:
-    from memharness_tui.store.errors import InvalidInput
+    from memharness_tui.store.store import check_importance
 
-    text = raw.strip()
-    try:
-        value = float(text)
-    except ValueError:
-        raise InvalidInput(f"importance must be an integer in [1, 10], got {text!r}") from None
-    if not value.is_integer() or not 1 <= value <= 10:
-        raise InvalidInput(f"importance must be an integer in [1, 10], got {text!r}")
-    return int(value)
+    return check_importance(_number_or_text(raw))
 
 
 def parse_valid_from(raw: str) -> str | None:
