@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Any
 
 from rich.text import Text
 
@@ -48,6 +49,20 @@ def safe(value: object, style: str = "", *, single_line: bool = False,
 def cell(value: object, style: str = "", max_len: int = 80) -> Text:
     """A single-line, truncated, literal table cell."""
     return safe(value, style, single_line=True, max_len=max_len)
+
+
+def fact_heading(fact: object, *, prefix: str = "", subject_len: int = 40,
+                 predicate_len: int = 30) -> Text:
+    """``#ID  SUBJECT  (PREDICATE)`` — how every screen names a fact (database text kept literal)."""
+    f: Any = fact
+    text = Text()
+    text.append(f"{prefix}#{f.id}  ", style="bold")
+    text.append_text(safe(f.subject, "bold", single_line=True, max_len=subject_len))
+    if f.predicate:
+        text.append("  (")
+        text.append_text(safe(f.predicate, single_line=True, max_len=predicate_len))
+        text.append(")")
+    return text
 
 
 def short_time(iso: str | None) -> str:

@@ -16,6 +16,7 @@ from memharness_tui.tui.render import (
     age,
     believed_at,
     clean,
+    fact_heading,
     freshness_badge,
     safe,
     status_label,
@@ -105,13 +106,7 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         f = why.fact
         self.sub_title = f"fact #{f.id}"
         status, style = status_label(f)
-        title = Text()
-        title.append(f"#{f.id}  ", style="bold")
-        title.append_text(safe(f.subject, "bold", single_line=True, max_len=80))
-        if f.predicate:
-            title.append("  (")
-            title.append_text(safe(f.predicate, single_line=True, max_len=60))
-            title.append(")")
+        title = fact_heading(f, subject_len=80, predicate_len=60)
         title.append("   ")
         title.append(f" {status} ", style="reverse " + (style or "bold"))
         as_of = self.mapp.as_of

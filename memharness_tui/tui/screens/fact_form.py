@@ -31,7 +31,7 @@ from memharness_tui.tui.editing import (
     write_new_fact,
     write_rewrite,
 )
-from memharness_tui.tui.render import clean, safe
+from memharness_tui.tui.render import clean, fact_heading, safe
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -177,6 +177,14 @@ class FactFormScreen(ModalScreen[int | None]):
         """Validate every field (all errors at once); None when anything is wrong."""
         raise NotImplementedError
 
+    def check_pin(self) -> tuple[str | None, str | None]:
+        """The pin fields: a path needs a commit (checked once the fields themselves are valid)."""
+        commit = self.check("commit", parse_pin_commit)
+        path = self.check("path", parse_pin_path)
+        if path is not None and commit is None and not self.errors:
+            self.set_error("path", "a pin path needs a pin commit")
+        return commit, path
+
     @staticmethod
     def _nonempty(label: str) -> Callable[[str], str]:
         def parse(raw: str) -> str:
@@ -270,10 +278,7 @@ class NewFactScreen(FactFormScreen):
         confidence = self.check("confidence", parse_confidence)
         importance = self.check("importance", parse_importance)
         valid_from = self.check("valid_from", parse_valid_from)
-        commit = self.check("commit", parse_pin_commit)
-        path = self.check("path", parse_pin_path)
-        if path is not None and commit is None and not self.errors:
-            self.set_error("path", "a pin path needs a pin commit")
+        commit, path = self.check_pin()
         if self.errors:
             return None
         return FactValues(
@@ -303,13 +308,7 @@ class ReviseFormScreen(FactFormScreen):
 
     def context(self) -> Text:
         f = self.fact
-        text = Text()
-        text.append(f"#{f.id}  ", style="bold")
-        text.append_text(safe(f.subject, "bold", single_line=True, max_len=40))
-        if f.predicate:
-            text.append("  (")
-            text.append_text(safe(f.predicate, single_line=True, max_len=30))
-            text.append(")")
+        text = fact_heading(f)
         text.append("\nwas: ", style="dim")
         text.append_text(safe(f.fact, "dim", single_line=True, max_len=150))
         text.append("\nThe old row is closed and superseded by the new one; nothing is deleted.",
@@ -334,10 +333,7 @@ class ReviseFormScreen(FactFormScreen):
         fact = self.check("fact", self._nonempty("fact"))
         confidence = self.check("confidence", parse_confidence)
         valid_from = self.check("valid_from", parse_valid_from)
-        commit = self.check("commit", parse_pin_commit)
-        path = self.check("path", parse_pin_path)
-        if path is not None and commit is None and not self.errors:
-            self.set_error("path", "a pin path needs a pin commit")
+        commit, path = self.check_pin()
         if self.errors:
             return None
         return FactValues(fact=fact, confidence=confidence, valid_from=valid_from,

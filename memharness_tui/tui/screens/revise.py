@@ -28,7 +28,7 @@ from memharness_tui.tui.editing import (
     still_true_many,
     write_retract,
 )
-from memharness_tui.tui.render import clean, freshness_badge, safe, theme_color
+from memharness_tui.tui.render import clean, fact_heading, freshness_badge, safe, theme_color
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 
 if TYPE_CHECKING:
@@ -130,13 +130,7 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         f = self.fact
-        title = Text()
-        title.append(f"Revise #{f.id}  ", style="bold")
-        title.append_text(safe(f.subject, "bold", single_line=True, max_len=40))
-        if f.predicate:
-            title.append("  (")
-            title.append_text(safe(f.predicate, single_line=True, max_len=30))
-            title.append(")")
+        title = fact_heading(f, prefix="Revise ")
         title.append("   ")
         title.append_text(freshness_badge(self.app, f.freshness, f.is_pinned))
         self.query_one("#revise-title", Static).update(title)
