@@ -25,10 +25,8 @@ set ``MEMHARNESS_FIXTURES`` to use another.
 from __future__ import annotations
 
 import argparse
-import lzma
 import os
 import random
-import shutil
 import statistics
 import sys
 import tempfile
@@ -41,26 +39,13 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from seed import decompress_seed  # noqa: E402
+
 from memharness_tui.store import Store  # noqa: E402
 from memharness_tui.store.store import _fts_phrases  # noqa: E402
 
 REFERENCE_P95_MS = 3.4
 SHAPES = ("two-term keyword", "keyword + subject", "subject only", "as_of + keyword")
-
-
-def fixtures_dir() -> Path:
-    env = os.environ.get("MEMHARNESS_FIXTURES")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "fixtures"
-
-
-def decompress_seed(dest: Path) -> Path:
-    source = fixtures_dir() / "bench100k.db.xz"
-    if not source.exists():
-        raise SystemExit(f"benchmark seed not found: {source} (set MEMHARNESS_FIXTURES)")
-    target = dest / "bench100k.db"
-    with lzma.open(source, "rb") as src, open(target, "wb") as dst:
-        shutil.copyfileobj(src, dst, length=1 << 20)
-    return target
 
 
 def percentile(sorted_ms: list[float], p: float) -> float:

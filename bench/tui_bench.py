@@ -27,19 +27,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-
-def fixtures_dir() -> Path:
-    env = os.environ.get("MEMHARNESS_FIXTURES")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+from seed import decompress_seed  # noqa: E402
 
 
 def prepare_db(workdir: Path) -> Path:
-    src = fixtures_dir() / "bench100k.db.xz"
-    if not src.exists():
-        raise SystemExit(f"seed not found: {src} (set MEMHARNESS_FIXTURES)")
-    db = workdir / "bench100k.db"
-    with db.open("wb") as out:
-        subprocess.run(["xz", "-dc", str(src)], stdout=out, check=True)
+    db = decompress_seed(workdir)
     # Open once so any migration happens here, not inside the timed start.
     from memharness_tui.store import Store
 
