@@ -64,7 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--db", metavar="PATH", help="database file (default: SPEC §1 location)")
     p.add_argument("--readonly", action="store_true", help="open the app read-only")
-    p.add_argument("--demo", action="store_true", help="open the app on a ready demo store")
+    p.add_argument("--demo", action="store_true",
+                   help="use the demo store (built on first use): the app, or a subcommand")
+    # --demo/--reset also serve the subcommands: see demo.apply_demo_args
+    p.add_argument("--reset", action="store_true",
+                   help="with --demo: rebuild the demo store and repo from scratch")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     r = sub.add_parser("recall", help="what the agent would recall")
@@ -306,6 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         return _fail(str(exc))
     try:
+        if args.demo or args.reset:  # the demo store, built if needed (and announced)
+            from .demo import apply_demo_args
+
+            apply_demo_args(args)
         if args.command is None:
             from .tui.app import run_app
 

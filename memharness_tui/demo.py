@@ -13,9 +13,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 DEMO_VERSION = "3"
 MARKER = "demo-version"
@@ -166,16 +172,27 @@ def build_store(db_path: Path, commits: _Commits) -> None:
         s.close()
 
 
-def ensure_demo(cache_dir: Path | None = None) -> tuple[Path, Path]:
-    """Build (or reuse) the demo store and repo under ``cache_dir`` (default: user cache folder)."""
+def ensure_demo(
+    cache_dir: Path | None = None,
+    *,
+    rebuild: bool = False,
+    on_build: Callable[[], None] | None = None,
+) -> tuple[Path, Path]:
+    """Build (or reuse) the demo store and repo under ``cache_dir`` (default: user cache folder).
+
+    ``rebuild`` starts from scratch even when a current demo exists (every edit made in the demo
+    is lost); ``on_build`` is called just before a build starts, so a caller can say so.
+    """
     from memharness_tui.config import cache_dir as default_cache
 
     root = (cache_dir or default_cache()) / "demo"
     db_path, repo_path = root / "memory.db", root / "repo"
     marker = root / MARKER
-    if marker.exists() and marker.read_text().strip() == DEMO_VERSION and db_path.exists() \
-            and (repo_path / ".git").exists():
+    if not rebuild and marker.exists() and marker.read_text().strip() == DEMO_VERSION \
+            and db_path.exists() and (repo_path / ".git").exists():
         return db_path, repo_path
+    if on_build is not None:
+        on_build()
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix="demo-build-", dir=root.parent))
     try:
@@ -191,3 +208,37 @@ def ensure_demo(cache_dir: Path | None = None) -> tuple[Path, Path]:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return db_path, repo_path
+
+
+def reset_demo(cache_dir: Path | None = None) -> tuple[Path, Path]:
+    """Throw away the demo store and repo (with every edit made in them) and build them anew."""
+    return ensure_demo(cache_dir, rebuild=True)
+
+
+def apply_demo_args(args: argparse.Namespace) -> None:
+    """Resolve the CLI's ``--demo`` / ``--reset``: build the demo if needed, saying so on stderr.
+
+    For the app (no subcommand) ``args.demo`` stays set and the app opens the demo itself; for a
+    headless subcommand ``--demo`` stands for ``--db <demo store>`` (and, for ``staleness``
+    without ``--repo``, the demo's own repo), so every README example runs on the demo.
+    """
+    from memharness_tui.cli import UsageError
+
+    if not args.demo:
+        raise UsageError("--reset needs --demo: it rebuilds the demo store and repo")
+    if args.command == "serve":
+        return  # serve has its own --demo and passes it to the app it serves
+    if getattr(args, "db", None):
+        raise UsageError("--demo and --db cannot be combined: --demo opens the demo store")
+
+    def announce() -> None:
+        what = "rebuilding the demo store and repo from scratch" if args.reset \
+            else "building the demo store and repo (first run)"
+        print(f"{what}…", file=sys.stderr, flush=True)
+
+    db_path, repo_path = ensure_demo(rebuild=args.reset, on_build=announce)
+    if args.command is None:
+        return
+    args.db = str(db_path)
+    if args.command == "staleness" and not args.repo:
+        args.repo = [str(repo_path)]
