@@ -28,7 +28,8 @@ ensure_venv() {
     _say "installing memharness-tui (first run or pyproject.toml changed, ~20 s)…"
   fi
   rm -f "$stamp"
-  # The filter drops only setuptools' "Editable installation." notice box, not errors.
-  PYTHONWARNINGS='ignore:Editable installation' .venv/bin/python -m pip install -q -e "$spec"
+  # -qq: errors only (not the index warnings of a local pip config). The filter drops
+  # setuptools' "Editable installation." notice box, nothing else.
+  PYTHONWARNINGS='ignore:Editable installation' .venv/bin/python -m pip install -qq -e "$spec"
   printf '%s\n' "$want" > "$stamp"
 }
