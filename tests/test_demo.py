@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,22 @@ def test_app_with_demo_reset_rebuilds_then_opens_the_demo(
     assert seen["demo"] is True and seen["db_path"] is None
     assert "added-in-the-demo" not in seen["subjects"]  # type: ignore[operator]
     assert capsys.readouterr().err == "rebuilding the demo store and repo from scratch…\n"
+
+
+def test_the_last_30_days_before_the_build_hold_every_kind_of_change(tmp_path: Path) -> None:
+    """The Changes tab opens on the last 30 days: on the demo it must not be empty."""
+    from memharness_tui.demo import build_day
+
+    db, repo = ensure_demo(tmp_path)
+    since = (build_day() - timedelta(days=30)).isoformat()
+    s = Store.open(str(db), readonly=True)
+    try:
+        d = s.diff(since)
+        newest = max(f.tx_at for f in s.list_facts(include_history=True, limit=1000))
+    finally:
+        s.close()
+    assert d.learned and d.revised and d.retracted
+    assert newest < f"{build_day():%Y-%m-%d}"  # nothing in the future of the build day
+    head_date = subprocess.run(["git", "log", "-1", "--format=%cs"], cwd=repo, check=True,
+                               capture_output=True, text=True).stdout.strip()
+    assert since[:10] < head_date < f"{build_day():%Y-%m-%d}"
