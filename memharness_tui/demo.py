@@ -4,10 +4,11 @@
 date is relative to the day of the build (the timeline ends the day before), so the app's
 default windows, such as the Changes tab's last 30 days, have something to show; two builds on
 the same day are identical, down to the commit SHAs. The repo is made with the ``git`` command
-line (fixed identity), never pygit2: only the staleness engine touches git through a library. The store holds facts across subjects, revision chains, a
-backdated correction, retractions, and pins that a staleness pass finds current, stale and
-unresolved. Verdicts from an earlier pass (against the second commit) are already recorded, so the
-app shows badges at once and a fresh pass against HEAD finds more drift.
+line (fixed identity), never pygit2: only the staleness engine touches git through a library.
+The store holds facts across subjects, revision chains, a backdated correction, retractions,
+and pins that a staleness pass finds current, stale and unresolved. Verdicts from an earlier
+pass (against the second commit) are already recorded, so the app shows badges at once and a
+fresh pass against HEAD finds more drift.
 """
 
 from __future__ import annotations
