@@ -142,10 +142,13 @@ def _ident_term(token: str) -> Term:
     bare = token.removesuffix("()")
     alts: list[tuple[str, ...]] = [ident_parts(bare)]
     if "." in bare:
-        # SessionStore.expire: the method line usually shows only ``expire``
-        for comp in bare.split("."):
+        # SessionStore.expire: the method line usually shows only ``expire``; the owner
+        # alone counts only when it is a name (CamelCase, snake_case), not ``user`` or ``self``
+        comps = bare.split(".")
+        for k, comp in enumerate(comps):
             p = ident_parts(comp)
-            if p and (len(p) > 1 or (len(p[0]) >= 4 and p[0] not in _STOPWORDS)):
+            last = k == len(comps) - 1
+            if p and (len(p) > 1 or (last and len(p[0]) >= 4 and p[0] not in _STOPWORDS)):
                 alts.append(p)
     uniq = tuple(dict.fromkeys(a for a in alts if a))
     return Term(token, "identifier", parts=uniq)

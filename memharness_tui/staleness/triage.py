@@ -243,6 +243,11 @@ def _real_changes(hunks: tuple[DiffHunk, ...]) -> list[list[bool]]:
                 flags[i] = True
             for _, i in new_toks[b0:b1]:
                 flags[i] = True
+            # tokens only inserted (or only deleted) still modify the line they land in
+            if tag == "insert" and old_toks:
+                flags[old_toks[max(a0 - 1, 0)][1]] = True
+            if tag == "delete" and new_toks:
+                flags[new_toks[max(b0 - 1, 0)][1]] = True
         out.append(flags)
     return out
 
@@ -269,13 +274,14 @@ def _counterpart(h: DiffHunk, flags: list[bool], i: int) -> DiffLine | None:
 
 
 def _line_matches(
-    terms: tuple[Term, ...], index: LineIndex, n_words: int
+    terms: tuple[Term, ...], index: LineIndex, n_words: int, n_strong: int
 ) -> tuple[list[tuple[Term, int, int]], bool]:
-    """(hits, decisive): a strong term, or two different words (one if the fact has one)."""
+    """(hits, decisive): a strong term, or two different words (one only when the
+    fact is a single distinctive word and nothing else)."""
     hits = match_line(terms, index)
     strong = any(t.strong for t, _, _ in hits)
     words = {t.text for t, _, _ in hits if not t.strong}
-    need = 2 if n_words >= 2 else 1
+    need = 1 if n_words == 1 and n_strong == 0 else 2
     return hits, strong or (n_words > 0 and len(words) >= need)
 
 
@@ -290,6 +296,7 @@ class _Scan:
 
 def _scan(terms: tuple[Term, ...], hunks: tuple[DiffHunk, ...], max_evidence: int = 5) -> _Scan:
     n_words = sum(1 for t in terms if not t.strong)
+    n_strong = len(terms) - n_words
     res = _Scan()
     flags_all = _real_changes(hunks)
     has_removal = [any(f and ln.origin == "-" for f, ln in zip(fl, h.lines, strict=True))
@@ -303,7 +310,7 @@ def _scan(terms: tuple[Term, ...], hunks: tuple[DiffHunk, ...], max_evidence: in
             # hunks that also removed something count
             counts = changed and (ln.origin == "-" or removal)
             res.changed += changed
-            hits, decisive = _line_matches(terms, scan_line(ln.text), n_words)
+            hits, decisive = _line_matches(terms, scan_line(ln.text), n_words, n_strong)
             if counts and decisive:
                 matches += 1
                 res.touched = True
