@@ -39,6 +39,8 @@ __all__ = [
     "Triage",
     "TriageHunk",
     "TriageLine",
+    "code_span",
+    "plain",
     "triage",
 ]
 
@@ -255,8 +257,24 @@ def _real_changes(hunks: tuple[DiffHunk, ...]) -> list[list[bool]]:
 # -- classification ------------------------------------------------------------
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(text: str) -> str:
+    """Text safe to print or paste: control characters (ESC, BEL, …) dropped."""
+    return _CONTROL.sub("", text)
+
+
+def code_span(text: str) -> str:
+    """Markdown inline code that survives backticks inside (CommonMark: a longer fence)."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _clip(text: str, width: int = 100) -> str:
-    t = " ".join(text.split())
+    t = " ".join(plain(text).split())
     return t if len(t) <= width else t[: width - 1] + "…"
 
 
@@ -342,17 +360,17 @@ def _spans(hits: list[tuple[Term, int, int]]) -> tuple[TermSpan, ...]:
 
 def _evidence(h: DiffHunk, flags: list[bool], i: int, labels: list[str]) -> str:
     ln = h.lines[i]
-    what = ", ".join(f"`{lb}`" for lb in labels[:3])
+    what = ", ".join(code_span(plain(lb)) for lb in labels[:3])
     other = _counterpart(h, flags, i)
     if ln.origin == "-":
         if other is not None:
-            return (f"{what} changed on line {ln.old_no}: `{_clip(ln.text)}` → "
-                    f"`{_clip(other.text)}`")
-        return f"{what} removed on line {ln.old_no}: `{_clip(ln.text)}`"
+            return (f"{what} changed on line {ln.old_no}: {code_span(_clip(ln.text))} → "
+                    f"{code_span(_clip(other.text))}")
+        return f"{what} removed on line {ln.old_no}: {code_span(_clip(ln.text))}"
     if other is not None:
-        return (f"{what} changed on line {ln.new_no}: `{_clip(other.text)}` → "
-                f"`{_clip(ln.text)}`")
-    return f"{what} added on line {ln.new_no}: `{_clip(ln.text)}`"
+        return (f"{what} changed on line {ln.new_no}: {code_span(_clip(other.text))} → "
+                f"{code_span(_clip(ln.text))}")
+    return f"{what} added on line {ln.new_no}: {code_span(_clip(ln.text))}"
 
 
 def _strong_missing(terms: tuple[Term, ...], text: str) -> list[str]:
@@ -365,7 +383,7 @@ def _strong_missing(terms: tuple[Term, ...], text: str) -> list[str]:
 
 
 def _term_list(labels: list[str], limit: int = 4) -> str:
-    shown = ", ".join(f"`{lb}`" for lb in labels[:limit])
+    shown = ", ".join(code_span(plain(lb)) for lb in labels[:limit])
     return shown + (f" and {len(labels) - limit} more" if len(labels) > limit else "")
 
 
