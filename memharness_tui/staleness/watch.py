@@ -40,8 +40,8 @@ def watch(
     *,
     poll: float = 1.0,
     settle: float = 3.0,
-    clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] | None = None,
+    sleep: Callable[[float], None] | None = None,
     max_polls: int | None = None,
 ) -> int:
     """Poll HEADs every ``poll`` s; ``settle`` s after the last move, run a pass and print.
@@ -50,6 +50,8 @@ def watch(
     exception from it is printed as one line and watching goes on. Returns the
     number of passes run (when ``max_polls`` ends the loop; Ctrl+C propagates).
     """
+    clock = clock or time.monotonic  # looked up at call time (tests replace them)
+    sleep = sleep or time.sleep
     reported = [s.read() for s in sources]
     seen = list(reported)
     moved_at: float | None = None
