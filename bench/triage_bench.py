@@ -40,7 +40,7 @@ TEXTS = (
 def build_store(db: Path, n: int, main: list[str], files: list[str], rng: random.Random) -> None:
     store = Store.open(str(db), clock=FakeClock("2026-06-01", step_ms=1))
     try:
-        for i in range(n):
+        for _ in range(n):
             sha = rng.choice(main)
             path = rng.choice(files)
             mod = path.rsplit("/", 1)[-1].removesuffix(".py")
