@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .git import GitChecker, RepoError, find_renames, path_change
 from .pins import normalize_sha, parse_source_ref, short_sha
@@ -91,12 +91,12 @@ class Triager:
         if hit is None:
             rkey = (cid, ch.head)
 
-            def renames() -> dict[str, tuple[str, int]]:
+            def renames() -> dict[str, tuple[str, int]]:  # once per (pin, HEAD), if needed
                 if rkey not in self._renames:
                     self._renames[rkey] = find_renames(ch, cid)
                 return self._renames[rkey]
 
-            hit = path_change(ch, cid, path, renames=_LazyRenames(renames))
+            hit = path_change(ch, cid, path, renames=renames)
             self._changes[key] = hit
         return hit
 
@@ -134,21 +134,6 @@ class Triager:
     def head_for(self, pin: str) -> str | None:
         ch = self.checker(pin)
         return ch.head if ch is not None else None
-
-
-class _LazyRenames(dict):  # type: ignore[type-arg]
-    """A mapping that asks git for renames only when first looked into."""
-
-    def __init__(self, load: Any) -> None:
-        super().__init__()
-        self._load = load
-        self._loaded = False
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        if not self._loaded:
-            self.update(self._load())
-            self._loaded = True
-        return super().get(key, default)
 
 
 def analyse(repo: str | os.PathLike[str] | GitChecker, fact: PinnedFact) -> Triage:

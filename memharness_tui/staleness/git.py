@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -379,13 +380,13 @@ def path_change(
     path: str,
     *,
     context_lines: int = 3,
-    renames: dict[str, tuple[str, int]] | None = None,
+    renames: Callable[[], Mapping[str, tuple[str, int]]] | None = None,
 ) -> PathChange:
     """What happened to ``path`` from ``pin`` to HEAD, as hunks for :func:`.triage.triage`.
 
     A file is diffed blob to blob (cheap: no tree walk). A path gone at HEAD is
-    looked up in ``renames`` (default: :func:`find_renames`, computed here); a
-    folder is diffed as a subtree. Never raises for a missing path or objects:
+    looked up in what ``renames()`` returns (called only then; default:
+    :func:`find_renames`, computed here); a folder is diffed as a subtree. Never raises for a missing path or objects:
     those come back as status ``error`` with the reason.
     """
     norm = normalize_path(path) or ""
@@ -399,7 +400,7 @@ def path_change(
             return PathChange(norm, "unchanged")
         repo = checker.repo
         if e_head is None:
-            moves = renames if renames is not None else find_renames(checker, pin)
+            moves = renames() if renames is not None else find_renames(checker, pin)
             hit = moves.get(norm)
             if hit is None:
                 return PathChange(norm, "deleted")

@@ -37,8 +37,7 @@ class TriagedFact:
             "fact": self.fact,
             "pin": self.verdict.pin,
             "reason": self.verdict.reason,
-            **{f"triage_{k}" if k in ("path",) else k: v
-               for k, v in self.triage.to_dict().items()},
+            **self.triage.to_dict(),
         }
 
 
