@@ -278,8 +278,8 @@ def _clip(text: str, width: int = 100) -> str:
     return t if len(t) <= width else t[: width - 1] + "…"
 
 
-def _counterpart(h: DiffHunk, flags: list[bool], i: int) -> DiffLine | None:
-    """The changed line on the other side of the hunk most like line ``i``."""
+def _counterpart(h: DiffHunk, flags: list[bool], i: int) -> int | None:
+    """The index of the changed line on the other side of the hunk most like line ``i``."""
     ln = h.lines[i]
     other = "+" if ln.origin == "-" else "-"
     best, score = None, 0.5
@@ -287,7 +287,7 @@ def _counterpart(h: DiffHunk, flags: list[bool], i: int) -> DiffLine | None:
         if o.origin == other and flags[j]:
             r = difflib.SequenceMatcher(None, _squash(ln.text), _squash(o.text)).ratio()
             if r > score:
-                best, score = o, r
+                best, score = j, r
     return best
 
 
@@ -309,7 +309,13 @@ class _Scan:
     evidence: list[str] = field(default_factory=list)
     changed: int = 0
     touched: bool = False
-    hit_terms: list[str] = field(default_factory=list)
+    strong_terms: list[str] = field(default_factory=list)
+    word_terms: list[str] = field(default_factory=list)
+
+    @property
+    def hit_terms(self) -> list[str]:
+        """The terms the summary names: the strong ones when any matched."""
+        return self.strong_terms or self.word_terms
 
 
 def _scan(terms: tuple[Term, ...], hunks: tuple[DiffHunk, ...], max_evidence: int = 5) -> _Scan:
@@ -322,6 +328,7 @@ def _scan(terms: tuple[Term, ...], hunks: tuple[DiffHunk, ...], max_evidence: in
     for h, flags, removal in zip(hunks, flags_all, has_removal, strict=True):
         out_lines: list[TriageLine] = []
         matches = 0
+        cited: set[int] = set()
         for i, ln in enumerate(h.lines):
             changed = flags[i]
             # a pure insertion rarely makes an existing statement false: only lines of
@@ -335,11 +342,15 @@ def _scan(terms: tuple[Term, ...], hunks: tuple[DiffHunk, ...], max_evidence: in
                 strong = [t.label for t, _, _ in hits if t.strong]
                 labels = list(dict.fromkeys(strong or [t.label for t, _, _ in hits]))
                 for lb in labels:
-                    if lb not in res.hit_terms:
-                        res.hit_terms.append(lb)
-                line = _evidence(h, flags, i, labels)
-                if len(res.evidence) < max_evidence and line not in res.evidence:
-                    res.evidence.append(line)
+                    bucket = res.strong_terms if strong else res.word_terms
+                    if lb not in bucket:
+                        bucket.append(lb)
+                if i not in cited:  # the other side of a pair already shown: once is enough
+                    line, other = _evidence(h, flags, i, labels)
+                    if other is not None:
+                        cited.add(other)
+                    if len(res.evidence) < max_evidence and line not in res.evidence:
+                        res.evidence.append(line)
             spans = _spans(hits)
             out_lines.append(TriageLine(ln.origin, ln.old_no, ln.new_no, ln.text, changed, spans))
         res.hunks.append(TriageHunk(h.file, h.header, tuple(out_lines), matches))
@@ -358,19 +369,18 @@ def _spans(hits: list[tuple[Term, int, int]]) -> tuple[TermSpan, ...]:
     return tuple(out)
 
 
-def _evidence(h: DiffHunk, flags: list[bool], i: int, labels: list[str]) -> str:
+def _evidence(h: DiffHunk, flags: list[bool], i: int, labels: list[str]) -> tuple[str, int | None]:
+    """(one evidence line, the index of the paired line on the other side, if any)."""
     ln = h.lines[i]
     what = ", ".join(code_span(plain(lb)) for lb in labels[:3])
-    other = _counterpart(h, flags, i)
-    if ln.origin == "-":
-        if other is not None:
-            return (f"{what} changed on line {ln.old_no}: {code_span(_clip(ln.text))} → "
-                    f"{code_span(_clip(other.text))}")
-        return f"{what} removed on line {ln.old_no}: {code_span(_clip(ln.text))}"
-    if other is not None:
-        return (f"{what} changed on line {ln.new_no}: {code_span(_clip(other.text))} → "
-                f"{code_span(_clip(ln.text))}")
-    return f"{what} added on line {ln.new_no}: {code_span(_clip(ln.text))}"
+    j = _counterpart(h, flags, i)
+    if j is None:
+        verb, no = ("removed", ln.old_no) if ln.origin == "-" else ("added", ln.new_no)
+        return f"{what} {verb} on line {no}: {code_span(_clip(ln.text))}", None
+    other = h.lines[j]
+    old, new, no = (ln, other, ln.old_no) if ln.origin == "-" else (other, ln, ln.new_no)
+    return (f"{what} changed on line {no}: {code_span(_clip(old.text))} → "
+            f"{code_span(_clip(new.text))}"), j
 
 
 def _strong_missing(terms: tuple[Term, ...], text: str) -> list[str]:

@@ -43,14 +43,15 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
     ),
 }
 
-#: measured on this corpus (67 facts: 21 touches, 37 elsewhere, 7 moved, 2 deleted):
-#: touches 19/22 flagged right, 19/21 found; elsewhere 34/36 right, 34/37 found.
+#: measured on this corpus (77 facts: 26 touches, 42 elsewhere, 7 moved, 2 deleted):
+#: touches 24/27 flagged right, 24/26 found; elsewhere 39/41 right, 39/42 found.
+#: (login.py and jobs.py were labelled before triage ever ran on them; jobs.py: 10/10.)
 #: Raise them when triage improves.
 FLOORS = {
-    "touches_precision": 0.86,
-    "touches_recall": 0.90,
-    "elsewhere_precision": 0.94,
-    "elsewhere_recall": 0.91,
+    "touches_precision": 0.88,
+    "touches_recall": 0.92,
+    "elsewhere_precision": 0.95,
+    "elsewhere_recall": 0.92,
     "moved_accuracy": 1.0,
 }
 

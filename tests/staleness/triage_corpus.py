@@ -219,6 +219,36 @@ def login(user, password):
 def logout(user):
     user.session = None
 ''',
+    "jobs.py": '''\
+import heapq
+import threading
+
+MAX_QUEUE = 1000
+WORKER_COUNT = 4
+BACKOFF_SECONDS = [1, 2, 4, 8]
+
+
+class JobQueue:
+    """A priority queue of jobs; lower numbers run first."""
+
+    def __init__(self):
+        self._heap = []
+        self._lock = threading.Lock()
+
+    def push(self, job, priority=10):
+        with self._lock:
+            if len(self._heap) >= MAX_QUEUE:
+                raise OverflowError("queue full")
+            heapq.heappush(self._heap, (priority, job))
+
+    def pop(self):
+        with self._lock:
+            return heapq.heappop(self._heap)[1]
+
+
+def retry_delay(attempt):
+    return BACKOFF_SECONDS[min(attempt, len(BACKOFF_SECONDS) - 1)]
+''',
 }
 
 HEAD_FILES: dict[str, str | None] = {
@@ -327,6 +357,15 @@ def login(user, password):
 def logout(user):
     user.session = None
 ''',
+    # second blind batch: limits raised, a default lowered, a list extended, an exception
+    # and a lock type swapped, a docstring inserted
+    "jobs.py": PIN_FILES["jobs.py"]
+    .replace("MAX_QUEUE = 1000", "MAX_QUEUE = 5000")
+    .replace("priority=10", "priority=5")
+    .replace("[1, 2, 4, 8]", "[1, 2, 4, 8, 16]")
+    .replace('raise OverflowError("queue full")', 'raise QueueFull("queue full")')
+    .replace("threading.Lock()", "threading.RLock()")
+    .replace("    def pop(self):\n", '    def pop(self):\n        """Remove and return the next job."""\n'),
 }
 
 
@@ -422,4 +461,15 @@ CASES: tuple[Case, ...] = (
     Case("login.py", "check_credentials is called with retries=2 and timeout=5", E),
     Case("login.py", "logout clears user.session", E),
     Case("login.py", "an empty password raises ValueError", E),
+    # jobs.py: a second batch written before any further tuning
+    Case("jobs.py", "the job queue holds at most 1000 jobs", T),
+    Case("jobs.py", "push uses priority 10 by default", T),
+    Case("jobs.py", "retries back off 1, 2, 4 then 8 seconds", T),
+    Case("jobs.py", "a full queue raises OverflowError", T),
+    Case("jobs.py", "JobQueue guards its heap with a threading.Lock", T),
+    Case("jobs.py", "there are 4 workers (WORKER_COUNT)", E),
+    Case("jobs.py", "lower priority numbers run first", E),
+    Case("jobs.py", "pop returns the job with the lowest priority number", E),
+    Case("jobs.py", "retry_delay caps the attempt at the last backoff step", E),
+    Case("jobs.py", "the queue is a heapq-based priority queue", E),
 )
