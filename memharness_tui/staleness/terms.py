@@ -70,6 +70,17 @@ _UNITS: dict[str, tuple[float, ...]] = {
     "%": (1, 0.01), "percent": (1, 0.01),
 }
 
+_SMALL_NUMBERS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+)
+_NUMBER_WORDS = {w: float(i) for i, w in enumerate(_SMALL_NUMBERS.split(" "))} | {"thirty": 30.0, "forty": 40.0, "fifty": 50.0, "sixty": 60.0, "ninety": 90.0,
+     "hundred": 100.0, "thousand": 1000.0}
+_NUMBER_WORD = re.compile(
+    r"(?<![\w-])(" + "|".join(sorted(_NUMBER_WORDS, key=len, reverse=True)) + r")(?![\w-])",
+    re.IGNORECASE,
+)
+
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _DOTTED = re.compile(rf"(?<![\w.]){_IDENT}(?:\.{_IDENT})*(?:\(\))?")
 _QUOTED = re.compile(r"(?<![\w])\"([^\"\n]{2,80})\"|(?<![\w])'([^'\n]{2,80})'(?![\w])")
@@ -244,6 +255,22 @@ def extract_terms(fact: str) -> tuple[Term, ...]:
         if t is not None:
             taken.append(m.span())
             add(t)
+    for m in _NUMBER_WORD.finditer(fact):
+        word = m.group(1).lower()
+        if not free(*m.span()) or word in ("zero", "one"):  # "one of", "no one": not numbers
+            continue
+        after = fact[m.end() : m.end() + 30]
+        before = fact[max(0, m.start() - 30) : m.start()]
+        nxt = _WORD.match(after.lstrip())
+        text = m.group(0)
+        if nxt and nxt.group(0).lower() in _UNITS:
+            text = f"{m.group(0)} {nxt.group(0)}"
+            start = m.end() + (len(after) - len(after.lstrip())) + nxt.start()
+            taken.append((start, start + len(nxt.group(0))))
+        t = _number_term(text, str(_NUMBER_WORDS[word]), None, before, after)
+        if t is not None:
+            taken.append(m.span())
+            add(t)
     for m in _WORD.finditer(fact):
         w = m.group(0)
         if not free(*m.span()) or len(w) < 4 or "'" in w or w.lower() in _STOPWORDS:
@@ -293,6 +320,8 @@ def match_line(terms: tuple[Term, ...], line: LineIndex) -> list[tuple[Term, int
     """Every (term, start, end) the line mentions, in line order."""
     hits: list[tuple[Term, int, int]] = []
     low = line.text.lower()
+    # a small number counts next to its own words, or beside any other word of the fact
+    context = {t.needle for t in terms if t.kind == "word"} & line.stems
     for t in terms:
         if t.kind == "identifier":
             for parts, s, e in line.idents:
@@ -302,7 +331,9 @@ def match_line(terms: tuple[Term, ...], line: LineIndex) -> list[tuple[Term, int
             for value, s, e in line.numbers:
                 # a small number is only evidence next to one of its words
                 if any(abs(value - v) < 1e-9 for v in t.values) and (
-                    max(t.values) >= 10 or any(n in line.stems for n in t.neighbours)
+                    max(t.values) >= 10
+                    or context
+                    or any(n in line.stems for n in t.neighbours)
                 ):
                     hits.append((t, s, e))
         elif t.kind == "quoted":

@@ -32,10 +32,6 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
         "labelled elsewhere, flagged touches: only the comment on the `RATE_LIMIT = 100` line "
         "changed, but a changed line naming an identifier of the fact counts"
     ),
-    ("login.py", "passwords must be at least eight characters"): (
-        "labelled touches (8 → 12), flagged elsewhere: the number is written as a word and "
-        "number words are not read; the constant MIN_PASSWORD_LENGTH is not named"
-    ),
     ("login.py", "login only checks the password, never the account state"): (
         "labelled touches (a lockout check was inserted), flagged elsewhere: only `account` "
         "is on the inserted lines (`PermissionError(\"account locked\")`), and one plain "
@@ -43,14 +39,20 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
     ),
 }
 
+#: Misses found by the blind batches and fixed afterwards (kept here so the report is honest):
+#: ("login.py", "passwords must be at least eight characters") — number words were not read,
+#: and a small number needed a neighbour word on the line; now "eight" is 8 and any other
+#: word of the fact on the line (`password` in MIN_PASSWORD_LENGTH) is context enough.
+FIXED_AFTER_BLIND_RUN = ("passwords must be at least eight characters",)
+
 #: measured on this corpus (77 facts: 26 touches, 42 elsewhere, 7 moved, 2 deleted):
-#: touches 24/27 flagged right, 24/26 found; elsewhere 39/41 right, 39/42 found.
-#: (login.py and jobs.py were labelled before triage ever ran on them; jobs.py: 10/10.)
-#: Raise them when triage improves.
+#: touches 25/28 flagged right, 25/26 found; elsewhere 39/40 right, 39/42 found.
+#: (login.py and jobs.py were labelled before triage ever ran on them; jobs.py: 10/10,
+#: login.py: 4/6 on the blind run, 5/6 now.) Raise them when triage improves.
 FLOORS = {
-    "touches_precision": 0.88,
-    "touches_recall": 0.92,
-    "elsewhere_precision": 0.95,
+    "touches_precision": 0.89,
+    "touches_recall": 0.96,
+    "elsewhere_precision": 0.97,
     "elsewhere_recall": 0.92,
     "moved_accuracy": 1.0,
 }

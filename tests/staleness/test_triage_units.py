@@ -52,6 +52,16 @@ def test_numbers_match_by_value_and_products_small_ones_need_a_neighbour() -> No
     assert match_line(extract_terms("port 8000"), scan_line("v8000 = 0x8000")) == []
 
 
+def test_number_words_are_numbers() -> None:
+    terms = extract_terms("passwords must be at least eight characters; no one else")
+    eight = next(t for t in terms if t.text == "eight")
+    assert eight.values == (8.0,)
+    assert not any(t.kind == "number" and t.text == "one" for t in terms)
+    # a small number counts beside another word of the fact (password in the constant)
+    assert [t.text for t, _, _ in match_line(terms, scan_line("MIN_PASSWORD_LENGTH = 8"))
+            if t.kind == "number"] == ["eight"]
+
+
 def _change(old: list[str], new: list[str]) -> PathChange:
     lines = tuple([DiffLine("-", i + 1, None, t) for i, t in enumerate(old)]
                   + [DiffLine("+", None, i + 1, t) for i, t in enumerate(new)])
