@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.staleness_bench import build_repo  # noqa: E402
 from memharness_tui.staleness.analysis import Triager  # noqa: E402
+from memharness_tui.staleness.git import find_renames  # noqa: E402
 from memharness_tui.staleness.report import triage_report  # noqa: E402
 from memharness_tui.staleness.runner import StalenessPass  # noqa: E402
 from memharness_tui.store import FakeClock, Store  # noqa: E402
@@ -86,6 +87,14 @@ def main() -> None:
               f"{cold / n * 1000:.3f} ms per stale fact (+{open_s * 1000:.1f} ms to open the repo)")
         print(f"triage, warm caches: {warm * 1000:.1f} ms = {warm / n * 1e6:.1f} µs per stale fact")
         print(f"outcomes: {dict(outcomes)}")
+        sample = main_shas[:: max(1, len(main_shas) // 50)]
+        ch = triager.checkers[0]
+        t = time.perf_counter()
+        for sha in sample:
+            find_renames(ch, sha)
+        per_pin = (time.perf_counter() - t) / len(sample)
+        print(f"rename detection (only for a path gone at HEAD, once per pin): "
+              f"{per_pin * 1000:.2f} ms per pin over {len(files)} files")
         t = time.perf_counter()
         items = triage_report(report, db, [repo])
         whole = time.perf_counter() - t

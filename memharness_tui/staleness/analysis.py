@@ -102,15 +102,16 @@ class Triager:
 
     def analyse(self, fact: str, pin: str | None, path: str | None) -> Triage:
         """Triage one fact text pinned at ``pin`` (and ``path``) against HEAD."""
-        terms = _terms(fact)
         if not pin:
-            return Triage(UNKNOWN, "not pinned to a commit", terms=tuple(t.label for t in terms))
+            return Triage(UNKNOWN, "not pinned to a commit",
+                          terms=tuple(t.label for t in _terms(fact)))
         ch = self.checker(pin)
         head = ch.head if ch is not None else ""
         key = (fact, normalize_sha(pin), path or "", head)
         hit = self._results.get(key)
         if hit is not None:
             return hit
+        terms = _terms(fact)
         if ch is None:
             result = Triage(UNKNOWN, f"{short_sha(pin)} is not in any repo checked",
                             terms=tuple(t.label for t in terms), path=path)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 __all__ = [
@@ -119,6 +120,7 @@ class Term:
         return self.text
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude stem: lower-case, one common suffix off (``expires`` → ``expir``)."""
     w = word.lower().replace("'", "")
@@ -128,6 +130,7 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=65536)
 def ident_parts(name: str) -> tuple[str, ...]:
     """``SESSION_TTL`` / ``sessionTtl`` / ``SessionTTL`` → ``('session', 'ttl')``."""
     out: list[str] = []
@@ -289,7 +292,9 @@ class LineIndex:
     stems: frozenset[str]
 
 
+@lru_cache(maxsize=16384)
 def scan_line(text: str) -> LineIndex:
+    """Index one line (cached: the same lines recur across pins and facts)."""
     idents = []
     stems: set[str] = set()
     for m in _CODE_IDENT.finditer(text):
