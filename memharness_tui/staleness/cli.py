@@ -275,9 +275,9 @@ def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[
 
     heads = ", ".join((p.read() or "no HEAD")[:7] for p in probes)
     noun = "repo" if len(probes) == 1 else "repos"
-    print(f"watching {len(probes)} {noun} (HEAD {heads}); Ctrl+C to stop", file=sys.stderr,
-          flush=True)
-    try:
+    try:  # from the first line on, Ctrl+C is the normal way out
+        print(f"watching {len(probes)} {noun} (HEAD {heads}); Ctrl+C to stop",
+              file=sys.stderr, flush=True)
         watch(probes, one_pass, out, poll=args.poll, settle=args.settle,
               max_polls=args.max_polls)
     except KeyboardInterrupt:

@@ -213,3 +213,31 @@ def test_watch_cli_runs_a_pass_after_a_commit_made_by_the_test(
     r = rows(db)
     assert r[ids[0]]["freshness"] == "stale" and r[ids[0]]["checked_head"] == head
     assert r[ids[1]]["freshness"] == "current"
+
+
+def test_watch_stops_on_a_real_ctrl_c_with_exit_0_and_no_traceback(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    repo = Repo.init(tmp_path / "repo")
+    pin = repo.commit("pin", {"a.py": "A = 1\n"})
+    db = tmp_path / "m.db"
+    make_store(db, [{"fact": "A is 1", "source_commit": pin, "source_path": "a.py"}])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memharness_tui", "staleness", "--db", str(db),
+         "--repo", str(repo.path), "--watch", "--poll", "0.05"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()  # blocks until the watch loop is about to start
+        assert first.startswith("watching 1 repo (HEAD ")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "stopped watching"
