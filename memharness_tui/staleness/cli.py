@@ -77,6 +77,7 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fail-on-stale", action="store_true", help="exit 1 when any fact is stale"
     )
+    p.add_argument("--batch-size", type=int, default=500, help=argparse.SUPPRESS)
     p.add_argument(
         "--format",
         choices=("text", "json", "markdown"),
@@ -94,7 +95,6 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--settle", type=float, default=3.0, help=argparse.SUPPRESS)
     p.add_argument("--poll", type=float, default=1.0, help=argparse.SUPPRESS)
     p.add_argument("--max-polls", type=int, default=None, help=argparse.SUPPRESS)
-    p.add_argument("--batch-size", type=int, default=500, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
