@@ -164,6 +164,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.check and args.downgrade:
             raise _UsageError("--check and --downgrade cannot be combined")
+        fmt = getattr(args, "format", "text")
+        if args.json and fmt == "markdown":
+            raise _UsageError("--json and --format markdown cannot be combined")
         factor = _factor(args)
         batch = getattr(args, "batch_size", 500)
         if not isinstance(batch, int) or batch < 1:
@@ -178,9 +181,6 @@ def run(args: argparse.Namespace) -> int:
             factor=factor,
             batch_size=batch,
         )
-        fmt = getattr(args, "format", "text")
-        if args.json and fmt == "markdown":
-            raise _UsageError("--json and --format markdown cannot be combined")
         if getattr(args, "watch", False):
             return _watch(args, spass, db, repos)
         report = spass.run()
