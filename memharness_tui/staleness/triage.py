@@ -197,6 +197,12 @@ def _squash(text: str) -> str:
     return "".join(_tokens(text))
 
 
+#: per side of a hunk; above it lines are not compared token by token (difflib is quadratic)
+_MAX_TOKENS = 5000
+#: changed lines a removed line is compared with to find its new version (evidence only)
+_MAX_PAIRING = 200
+
+
 def _real_changes(hunks: tuple[DiffHunk, ...]) -> list[list[bool]]:
     """For each hunk, for each line: is it a real change?"""
     added: dict[str, int] = {}
@@ -235,6 +241,12 @@ def _real_changes(hunks: tuple[DiffHunk, ...]) -> list[list[bool]]:
         new_toks: list[tuple[str, int]] = [
             (t, i) for i in rest["+"] for t in _tokens(h.lines[i].text)
         ]
+        if len(old_toks) > _MAX_TOKENS or len(new_toks) > _MAX_TOKENS:
+            # too big to compare token by token in time: every such line counts as changed
+            for i in rest["-"] + rest["+"]:
+                flags[i] = True
+            out.append(flags)
+            continue
         sm = difflib.SequenceMatcher(
             None, [t for t, _ in old_toks], [t for t, _ in new_toks], autojunk=False
         )
@@ -283,11 +295,13 @@ def _counterpart(h: DiffHunk, flags: list[bool], i: int) -> int | None:
     ln = h.lines[i]
     other = "+" if ln.origin == "-" else "-"
     best, score = None, 0.5
-    for j, o in enumerate(h.lines):
-        if o.origin == other and flags[j]:
-            r = difflib.SequenceMatcher(None, _squash(ln.text), _squash(o.text)).ratio()
-            if r > score:
-                best, score = j, r
+    candidates = [j for j, o in enumerate(h.lines) if o.origin == other and flags[j]]
+    if len(candidates) > _MAX_PAIRING:  # nearest ones first: a pair is usually close by
+        candidates = sorted(candidates, key=lambda j: abs(j - i))[:_MAX_PAIRING]
+    for j in candidates:
+        r = difflib.SequenceMatcher(None, _squash(ln.text), _squash(h.lines[j].text)).ratio()
+        if r > score:
+            best, score = j, r
     return best
 
 
@@ -345,11 +359,12 @@ def _scan(terms: tuple[Term, ...], hunks: tuple[DiffHunk, ...], max_evidence: in
                     bucket = res.strong_terms if strong else res.word_terms
                     if lb not in bucket:
                         bucket.append(lb)
-                if i not in cited:  # the other side of a pair already shown: once is enough
+                # the other side of a pair already shown: once is enough
+                if i not in cited and len(res.evidence) < max_evidence:
                     line, other = _evidence(h, flags, i, labels)
                     if other is not None:
                         cited.add(other)
-                    if len(res.evidence) < max_evidence and line not in res.evidence:
+                    if line not in res.evidence:
                         res.evidence.append(line)
             spans = _spans(hits)
             out_lines.append(TriageLine(ln.origin, ln.old_no, ln.new_no, ln.text, changed, spans))

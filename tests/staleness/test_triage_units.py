@@ -155,3 +155,16 @@ def test_moved_ref_keeps_the_sha_width_and_other_refs() -> None:
         f"m@{new}:auth/session.py")
     assert moved_ref("session-41", new, "auth.py", "x.py") == "session-41"
     assert moved_ref("a1b2c3d", new, None, "x.py") == "bbbbbbb"
+
+
+def test_a_hunk_too_big_to_compare_counts_every_line_as_changed() -> None:
+    from memharness_tui.staleness import triage as tr
+
+    n = tr._MAX_TOKENS // 5 + 10
+    old = [f"value_{i} = compute({i}, 1)" for i in range(n)]
+    new = [part for i in range(n) for part in (f"value_{i} = compute(", f"    {i}, 1)")]
+    r = triage("value_7 is 7", _change(old, new))
+    # conservative: without the token compare a re-wrap cannot be told from an edit
+    assert r.outcome == "touches"
+    small = triage("value_7 is 7", _change(old[:50], new[:100]))
+    assert small.outcome == "elsewhere" and small.changed_lines == 0
