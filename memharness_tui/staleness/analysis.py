@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .git import GitChecker, RepoError, find_renames, path_change
 from .pins import normalize_sha, parse_source_ref, short_sha
@@ -26,7 +26,7 @@ from .triage import MOVED, UNKNOWN, PathChange, Triage, triage
 if TYPE_CHECKING:
     from memharness_tui.store import Store
 
-__all__ = ["PinnedFact", "Triager", "analyse", "moved_ref", "repin_moved"]
+__all__ = ["PinnedFact", "Triager", "analyse", "moved_ref", "moved_revision", "repin_moved"]
 
 
 class PinnedFact(Protocol):
@@ -164,6 +164,29 @@ def moved_ref(source_ref: str, new_commit: str, old_path: str | None, new_path: 
     return source_ref[: m.start()] + sha + rest
 
 
+def moved_revision(fact: Any, result: Triage, head: str, *, source_agent: str = "human"
+                   ) -> dict[str, Any]:
+    """The ``store.revise`` arguments for *still true* on a moved fact (no I/O).
+
+    Same text, confidence, importance and kind; pinned at ``head`` on the new path;
+    a ref that named the old pin names the new one. Raises ValueError when the
+    triage is not a move. A UI that writes through its own store thread calls
+    ``store.revise(fact.id, **moved_revision(...))`` there.
+    """
+    if result.outcome != MOVED or not result.new_path:
+        raise ValueError("only a moved fact can be re-pinned to its new path")
+    return {
+        "new_fact": fact.fact,
+        "confidence": fact.confidence,
+        "importance": fact.importance,
+        "kind": fact.kind,
+        "source_ref": moved_ref(fact.source_ref, head, fact.source_path, result.new_path),
+        "source_agent": source_agent,
+        "source_commit": head,
+        "source_path": result.new_path,
+    }
+
+
 def repin_moved(
     store: Store,
     fact_id: int,
@@ -175,31 +198,16 @@ def repin_moved(
 ) -> int:
     """*Still true* on a moved fact: revise it with the same text pinned at HEAD on the new path.
 
-    Confidence, importance and kind are kept; a ref that named the old pin names
-    the new one. The verdict recorded on the new row is ``current`` (the pin is
-    HEAD, the path exists there). Returns the new row's id. Raises ValueError when
-    the triage is not a move, and the store's error when the fact is not live.
+    The verdict recorded on the new row is ``current`` (the pin is HEAD and the
+    path exists there; ``checker`` confirms it when given). Returns the new row's
+    id. Raises ValueError when the triage is not a move or the new path is not at
+    HEAD, and the store's error when the fact is not live.
     """
-    if result.outcome != MOVED or not result.new_path:
-        raise ValueError("only a moved fact can be re-pinned to its new path")
     old = store.get(fact_id)
-    reason_ok = True
-    if checker is not None:
-        freshness, _ = checker.judge(head, result.new_path)
-        reason_ok = freshness == "current"
-    if not reason_ok:
-        raise ValueError(f"{result.new_path} is not at HEAD {short_sha(head)}")
-    _, new_id, _ = store.revise(
-        old.id,
-        old.fact,
-        confidence=old.confidence,
-        importance=old.importance,
-        kind=old.kind,
-        source_ref=moved_ref(old.source_ref, head, old.source_path, result.new_path),
-        source_agent=source_agent,
-        source_commit=head,
-        source_path=result.new_path,
-    )
+    values = moved_revision(old, result, head, source_agent=source_agent)
+    if checker is not None and checker.judge(head, values["source_path"])[0] != "current":
+        raise ValueError(f"{values['source_path']} is not at HEAD {short_sha(head)}")
+    new_fact = values.pop("new_fact")
+    _, new_id, _ = store.revise(old.id, new_fact, **values)
     store.set_staleness(new_id, "current", store.now(), head)
     return new_id
-

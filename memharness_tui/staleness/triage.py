@@ -159,6 +159,11 @@ class Triage:
     def label(self) -> str:
         return LABELS.get(self.outcome, self.outcome)
 
+    @property
+    def rank(self) -> int:
+        """Sort key for a table: touches it, moved, deleted, elsewhere, not analysed."""
+        return OUTCOMES.index(self.outcome) if self.outcome in OUTCOMES else len(OUTCOMES)
+
     def to_dict(self) -> dict[str, object]:
         return {
             "outcome": self.outcome,

@@ -168,3 +168,10 @@ def test_a_hunk_too_big_to_compare_counts_every_line_as_changed() -> None:
     assert r.outcome == "touches"
     small = triage("value_7 is 7", _change(old[:50], new[:100]))
     assert small.outcome == "elsewhere" and small.changed_lines == 0
+
+
+def test_rank_orders_outcomes_for_a_table_sort() -> None:
+    from memharness_tui.staleness.triage import Triage
+
+    order = [Triage(o, "").rank for o in ("touches", "moved", "deleted", "elsewhere", "unknown")]
+    assert order == sorted(order) and len(set(order)) == 5
