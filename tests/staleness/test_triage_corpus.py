@@ -40,15 +40,18 @@ KNOWN_MISSES: dict[tuple[str, str], str] = {
 }
 
 #: Misses found by the blind batches and fixed afterwards (kept here so the report is honest):
+#: ("login.py", "logout clears user.session") — the owner `user` of a dotted name counted
+#: alone and matched `user.locked`; now a dotted name's owner counts alone only when it is
+#: itself a compound name (SessionStore), its last part always.
 #: ("login.py", "passwords must be at least eight characters") — number words were not read,
 #: and a small number needed a neighbour word on the line; now "eight" is 8 and any other
 #: word of the fact on the line (`password` in MIN_PASSWORD_LENGTH) is context enough.
-FIXED_AFTER_BLIND_RUN = ("passwords must be at least eight characters",)
+FIXED_AFTER_BLIND_RUN = ("logout clears user.session", "passwords must be at least eight characters")
 
 #: measured on this corpus (77 facts: 26 touches, 42 elsewhere, 7 moved, 2 deleted):
 #: touches 25/28 flagged right, 25/26 found; elsewhere 39/40 right, 39/42 found.
 #: (login.py and jobs.py were labelled before triage ever ran on them; jobs.py: 10/10,
-#: login.py: 4/6 on the blind run, 5/6 now.) Raise them when triage improves.
+#: login.py: 3/6 on the blind run, 5/6 now.) Raise them when triage improves.
 FLOORS = {
     "touches_precision": 0.89,
     "touches_recall": 0.96,
@@ -107,6 +110,9 @@ def test_every_miss_is_known_and_explained(results: list[tuple[Case, Triage]]) -
     assert set(misses) <= set(KNOWN_MISSES), sorted(set(misses) - set(KNOWN_MISSES))
     # a known miss that got fixed should be taken off the list (and the floors raised)
     assert set(KNOWN_MISSES) <= set(misses), sorted(set(KNOWN_MISSES) - set(misses))
+    fixed = [c for c, _ in results if c.fact in FIXED_AFTER_BLIND_RUN]
+    assert len(fixed) == len(FIXED_AFTER_BLIND_RUN)
+    assert not [c.fact for c in fixed if (c.path, c.fact) in misses]
 
 
 def test_touches_evidence_names_the_term_the_line_and_both_sides(
