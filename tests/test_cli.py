@@ -78,17 +78,36 @@ def test_why_and_diff(v5: Path, capsys) -> None:
     assert out.startswith("Memory changes since 2026-01-10T00:00:00.000Z:\n\nLEARNED (1):")
 
 
-def test_write_commands(tmp_path: Path, capsys) -> None:
-    db = str(tmp_path / "new" / "m.db")
+def test_write_commands_print_the_agent_tools_text(tmp_path: Path, capsys) -> None:
+    # The reference's remember / revise / forget tools answer with exactly these lines.
+    db = str(tmp_path / "m.db")
     code, out, err = run(capsys, "remember", "user", "likes tea", "--db", db, "--importance", "7")
     assert code == 0, err
-    assert out.startswith("Stored [#1] user : likes tea  {conf=1.00, src=unknown, imp=7}")
-    code, out, _ = run(capsys, "revise", "1", "likes green tea", "--db", db, "--json")
-    assert code == 0 and json.loads(out)["new_id"] == 2
-    code, out, _ = run(capsys, "forget", "--id", "2", "--db", db)
-    assert code == 0 and out.strip() == "Retracted 1 fact(s): #2"
-    code, out, _ = run(capsys, "forget", "--id", "2", "--db", db)
-    assert code == 0 and "Nothing to retract" in out
+    assert out == "Remembered as fact #1.\n"
+    assert dump_facts(Path(db))[0]["importance"] == 7
+    code, out, _ = run(capsys, "revise", "1", "likes green tea", "--db", db)
+    assert code == 0 and out == "Fact #1 superseded by #2.\n"
+    code, out, _ = run(capsys, "revise", "2", "likes matcha", "--db", db, "--json")
+    assert code == 0 and json.loads(out)["new_id"] == 3
+    code, out, _ = run(capsys, "forget", "--id", "3", "--db", db)
+    assert code == 0 and out == "Retracted 1 fact(s).\n"
+    code, out, _ = run(capsys, "forget", "--id", "3", "--db", db)
+    assert code == 0 and out == "Retracted 0 fact(s).\n"
+    code, out, _ = run(capsys, "forget", "--id", "3", "--db", db, "--json")
+    assert json.loads(out) == {"retracted_count": 0, "retracted_ids": []}
+
+
+def test_a_db_in_a_missing_folder_is_refused_and_nothing_is_created(
+    tmp_path: Path, capsys
+) -> None:
+    db = tmp_path / "new" / "m.db"
+    code, out, err = run(capsys, "remember", "user", "likes tea", "--db", str(db))
+    assert code == 2 and out == ""
+    assert err == (
+        f"memharness-tui: error: no database at {db}: the folder {db.parent} does not exist; "
+        "nothing was created (check the path, or create the folder first)\n"
+    )
+    assert not db.parent.exists()
 
 
 @pytest.mark.parametrize(
@@ -97,12 +116,12 @@ def test_write_commands(tmp_path: Path, capsys) -> None:
         (["remember", "", "x"], "subject must be a non-empty string"),
         (["remember", "s", "x", "--confidence", "1.5"], "confidence must be a number in [0, 1]"),
         (["remember", "s", "x", "--importance", "5.5"], "importance must be an integer in [1, 10]"),
-        (["remember", "s", "x", "--valid-from", "2026-02-30"], "valid_from is not a valid date"),
+        (["remember", "s", "x", "--valid-from", "2026-02-30"], "--valid-from is not a valid date"),
         (["revise", "99", "x"], "no fact #99"),
         (["why", "99"], "no fact #99"),
         (["forget", "--source-ref", "  "], "refusing to retract everything"),
         (["recall", "--limit", "0"], "limit must be a positive integer"),
-        (["recall", "--as-of", "yesterday"], "as_of is not a valid ISO 8601"),
+        (["recall", "--as-of", "yesterday"], "--as-of is not a valid ISO 8601"),
         (["recall", "--kind", "weird"], "invalid choice"),
     ],
 )
@@ -150,7 +169,7 @@ def test_db_before_the_subcommand_is_honoured(tmp_path: Path, capsys) -> None:
     [
         (["--readonly", "remember", "s", "f"], "--readonly cannot be combined with remember"),
         (["recall", "x", "--reinforce", "--now", "2026-01-01"], "--now is for reads"),
-        (["remember", "s", "f", "--now", "2099-01-01"], "unrecognized arguments: --now"),
+        (["remember", "s", "f", "--now", "2099-01-01"], "--now is for reads; it cannot be combined"),
         (["why", "99999999999999999999"], "must be an integer fact id"),
         (["recall", "--limit", "99999999999999999999"], "limit must be a positive integer"),
         (["remember", "s\udcff", "f"], "lone surrogate"),
