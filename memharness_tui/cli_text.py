@@ -19,6 +19,8 @@ from typing import Any
 _CONTROL = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 )
+# What json.dumps(ensure_ascii=False) leaves raw inside strings (it escapes C0 itself).
+_JSON_RAW = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -63,4 +65,4 @@ def one_line(message: str) -> str:
 def json_visible(dumped: str) -> str:
     """JSON text with the controls ``json.dumps(ensure_ascii=False)`` leaves raw (DEL, C1, bidi)
     written as ``\\uXXXX`` escapes: the same JSON value, harmless on a terminal."""
-    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped)

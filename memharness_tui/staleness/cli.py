@@ -95,7 +95,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    from memharness_tui.cli_text import one_line
+
+    # one line, whatever the message quotes (a path or fact text may hold a newline or ESC)
+    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
     return 2
 
 
