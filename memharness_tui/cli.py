@@ -7,8 +7,10 @@ input with one line on stderr — never a traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
@@ -52,12 +54,23 @@ def _common(parser: argparse.ArgumentParser, *, write: bool = False) -> None:
     )
 
 
+def version_text() -> str:
+    """``memharness-tui 0.1.0 (SQLite 3.45.1)``: the SQLite library the store's driver runs."""
+    from . import __version__
+    from .store import db as store_db
+
+    driver = getattr(store_db, "sqlite3", None)
+    sqlite_version = getattr(driver, "sqlite_version", None) or "unknown"
+    return f"{PROG} {__version__} (SQLite {sqlite_version})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog=PROG,
         description="Browse, time-travel and repair a memharness memory store. "
         "With no subcommand, opens the terminal app.",
     )
+    p.add_argument("--version", action="version", version=version_text())
     p.add_argument("--db", metavar="PATH", help="database file (default: SPEC §1 location)")
     p.add_argument("--readonly", action="store_true", help="open the app read-only")
     p.add_argument("--demo", action="store_true", help="open the app on a ready demo store")
@@ -271,8 +284,39 @@ def _cmd_forget(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_port(port: int) -> None:
+    """Refuse a port we cannot listen on before serving (textual-serve would announce the URL
+    and then fail with a traceback-shaped internal error)."""
+    if not 1 <= port <= 65535:
+        raise UsageError(f"--port must be between 1 and 65535, got {port}")
+    for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+        try:
+            sock = socket.socket(family, socket.SOCK_STREAM)
+        except OSError:  # no IPv6 on this machine
+            continue
+        with sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind((host, port))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise UsageError(
+                        f"port {port} is already in use on localhost; "
+                        "stop what is using it or choose another with --port"
+                    ) from None
+                if exc.errno == errno.EACCES:
+                    raise UsageError(
+                        f"not allowed to listen on port {port}; choose one above 1023 with --port"
+                    ) from None
+                if exc.errno == errno.EADDRNOTAVAIL:  # e.g. IPv6 configured off
+                    continue
+                raise UsageError(f"cannot listen on localhost:{port}: {exc.strerror}") from None
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from .tui.serve import serve
+
+    _check_port(args.port)
 
     app_args: list[str] = []
     if args.db:

@@ -197,3 +197,60 @@ def test_now_pins_the_clock_for_reads(v5: Path, capsys) -> None:
     code, out, _ = run(capsys, "stats", "--db", str(v5), "--now", "2026-01-05T09:00:03.500Z")
     assert code == 0
     assert "Current beliefs: 3\n" in out
+
+
+def test_serve_on_a_busy_port_is_one_line_before_serving(v5: Path, capsys) -> None:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code, out, err = run(capsys, "serve", "--port", str(port), "--db", str(v5))
+    assert code == 2 and out == ""
+    assert err == (
+        f"memharness-tui: error: port {port} is already in use on localhost; "
+        "stop what is using it or choose another with --port\n"
+    )
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "８０００"])
+def test_serve_refuses_a_port_out_of_range(v5: Path, capsys, port: str) -> None:
+    code, _, err = run(capsys, "serve", "--port", port, "--db", str(v5))
+    assert code == 2 and err.count("\n") == 1 and "--port must be" in err
+
+
+def test_version_names_the_sqlite_library(capsys) -> None:
+    import sqlite3
+
+    from memharness_tui import __version__
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"memharness-tui {__version__} (SQLite ")
+    assert sqlite3.sqlite_version in out  # the stdlib driver until another is wired in
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["recall", "--max-tokens", "0"], "--max-tokens must be a positive integer, got 0"),
+        (["recall", "--limit", "٣"], "--limit must be an integer written with the digits 0-9, got '٣'"),
+        (["forget", "--id", "x"], "--id must be an integer written with the digits 0-9, got 'x'"),
+        (["revise", "40", "x", "--source-commit", "\udcff"],
+         "--source-commit is not valid UTF-8 text: byte 0xff cannot be decoded "
+         "(it arrives as a lone surrogate); nothing was done"),
+        (["remember", "s", "f", "--confidence", "-inf"],
+         "--confidence must be a number in [0, 1], got -inf"),
+        (["remember", "s", "f", "--confidence", "٠.٥"],
+         "--confidence must be a number written with the digits 0-9 (like 0.8), got '٠.٥'"),
+        (["recall", "x", "--now", ""],
+         "--now is not a valid ISO 8601 date or datetime: '' "
+         "(expected e.g. 2026-01-31 or 2026-01-31T14:05:00Z)"),
+    ],
+)
+def test_messages_name_the_flag_the_user_typed(v5: Path, capsys, argv, message) -> None:
+    code, out, err = run(capsys, *argv, "--db", str(v5))
+    assert (code, out, err) == (2, "", f"memharness-tui: error: {message}\n")
