@@ -2,20 +2,41 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import math
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from peewee import fn
 
 from . import sql
 from .clock import Clock, SystemClock
-from .db import immediate, open_database
-from .errors import InvalidInput, NotFound, ReadOnlyError, StoreOpenError
+from .db import (
+    MemharnessDatabase,
+    Opened,
+    create_connection,
+    immediate,
+    open_database,
+    remove_quietly,
+    run_migrations,
+)
+from .errors import (
+    InvalidInput,
+    InvalidText,
+    NotFound,
+    QueryTooLong,
+    ReadOnlyError,
+    ReadOnlyFile,
+    StoreOpenError,
+    show_path,
+    translate_sqlite,
+)
 from .models import bound_model
+from .schema import SCHEMA_VERSION
 from .timeutil import js_split, js_trim, normalize_iso
 from .types import (
     FACT_COLUMNS,
@@ -54,7 +75,10 @@ def _no_surrogates(value: str, label: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidInput(f"{label} is not valid Unicode text (it has a lone surrogate)") from None
+        raise InvalidText(
+            f"{label} is not valid UTF-8 text (it holds undecodable bytes or a lone surrogate); "
+            "nothing was stored or searched — pass it as UTF-8"
+        ) from None
     return value
 
 
@@ -112,9 +136,11 @@ def _check_pin(value: object, label: str) -> str | None:
 
 
 def _check_positive_int(value: object, label: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _INT64_MAX:
+    """A positive integer; an integral float (3.0, as JSON clients send) counts, as for importance."""
+    whole = int(value) if isinstance(value, float) and value.is_integer() else value
+    if isinstance(whole, bool) or not isinstance(whole, int) or not 1 <= whole <= _INT64_MAX:
         raise InvalidInput(f"{label} must be a positive integer, got {value!r}")
-    return value
+    return whole
 
 
 def _check_id(value: object, label: str = "id") -> int:
@@ -159,13 +185,57 @@ def _insert(conn: sqlite3.Connection, **row: Any) -> int:
     return int(conn.execute(sql.INSERT_FACT, row).lastrowid or 0)
 
 
+def _empty(path: str) -> bool:
+    try:
+        return os.path.getsize(path) == 0
+    except OSError:
+        return False
+
+
 def estimate_tokens(text: str) -> int:
     """ceil(length / 4), length in UTF-16 code units as JavaScript counts it."""
     return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _guarded(*, writing: bool) -> Callable[[_F], _F]:
+    """Store methods: known SQLite failures become one-sentence errors (errors.translate_sqlite).
+
+    Also picks up a file another process created while this store was still fresh.
+    """
+
+    def deco(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
+            with translate_sqlite(self.path, writing=writing):
+                if self._fresh_pending:
+                    self._adopt_if_created()
+                return fn(self, *args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
+
+class _Inherit:
+    """Marker for downgrade arguments that default to the old row's own value."""
+
+    def __repr__(self) -> str:
+        return "INHERIT"
+
+
+INHERIT: Any = _Inherit()
+
+
 class Store:
-    """A memharness store on one SQLite file. Use one Store per thread."""
+    """A memharness store on one SQLite file. Use one Store per thread.
+
+    A fresh file (absent, or an empty SQLite file) is not touched by opening it: reads
+    answer as an empty store (``is_new``), and the first ``remember`` creates the schema
+    and its row in one transaction — so a read or a refused write leaves it as it was.
+    """
 
     def __init__(
         self,
@@ -178,15 +248,30 @@ class Store:
         readonly: bool,
         migration_note: str | None,
         trust_clock: bool = False,
+        fresh: bool = False,
+        readonly_reason: str | None = None,
+        create_folder: bool = False,
     ) -> None:
         self.path = path
-        self._db = db
         self.schema_version = schema_version
         self.clock = clock
         self.ranking = ranking
         self.readonly = readonly
+        #: why a read-write open fell back to read-only (None when asked for, or writable)
+        self.readonly_reason = readonly_reason
         self.migration_note = migration_note
         self.trust_clock = trust_clock
+        #: the file was absent or empty when opened: the app shows a "new, empty store" notice.
+        #: Stays True for this Store's lifetime (the first write creates the file).
+        self.is_new = fresh
+        self._create_folder = create_folder
+        # Fresh and not yet created: reads go to an empty in-memory store with the schema.
+        self._fresh_pending = fresh and path != ":memory:" and db is None
+        self._seen: tuple[int, int] | None = None
+        if db is None:
+            db = MemharnessDatabase(":memory:")
+            run_migrations(db.connection(), ":memory:")
+        self._db = db
         self.Fact = bound_model(db)
 
     # --- lifecycle -------------------------------------------------------------------
@@ -200,29 +285,42 @@ class Store:
         ranking: RankingSettings | None = None,
         readonly: bool = False,
         trust_clock: bool = False,
+        create_folder: bool | None = None,
     ) -> Store:
-        """Open (creating and migrating as needed) the store at ``path`` or the SPEC §1 default.
+        """Open (migrating as needed) the store at ``path`` or the SPEC §1 default.
 
         ``trust_clock``: "now" is the clock's alone, even when the file holds newer tx_at
         (for ``--now`` audits); by default a writer whose clock runs ahead moves "now".
+        ``create_folder``: whether a missing folder may be created on the first write;
+        by default only for the default location — an explicit path in a folder that does
+        not exist is refused (FolderMissing), since it is most likely a typo.
+        A file that cannot be written (read-only file or folder) opens read-only, with
+        ``readonly_reason`` saying why.
         """
         if path is None:
             from ..paths import default_db_path
 
             path = default_db_path()
+            if create_folder is None:
+                create_folder = True
         path = str(path)
         if path != ":memory:":
             path = os.path.expanduser(path)
-        db, version, note = open_database(path, readonly=readonly)
+        create = bool(create_folder)
+        with translate_sqlite(path):
+            opened = open_database(path, readonly=readonly, create_folder=create)
         return cls(
             path,
-            db,
-            schema_version=version,
+            opened.db,
+            schema_version=opened.version,
             clock=clock or SystemClock(),
             ranking=ranking or RankingSettings(),
-            readonly=readonly,
-            migration_note=note,
+            readonly=opened.readonly,
+            migration_note=opened.note,
             trust_clock=trust_clock,
+            fresh=opened.fresh,
+            readonly_reason=opened.readonly_reason,
+            create_folder=create,
         )
 
     def close(self) -> None:
@@ -236,11 +334,81 @@ class Store:
 
     @property
     def conn(self) -> sqlite3.Connection:
+        if self._fresh_pending:
+            self._adopt_if_created()
         return self._db.connection()
+
+    def _adopt_if_created(self) -> None:
+        """A fresh store whose file has since been created (by us or another process): use it."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return
+        wal = self.path + "-wal"
+        wal_size = os.path.getsize(wal) if os.path.exists(wal) else 0
+        seen = (st.st_size, st.st_mtime_ns + wal_size)
+        if st.st_size == 0 or seen == self._seen:
+            return
+        self._seen = seen
+        opened = open_database(self.path, readonly=self.readonly, create_folder=False)
+        if opened.db is None:
+            return  # still empty (say, only the WAL header so far)
+        self._switch_to(opened)
+
+    def _switch_to(self, opened: Opened) -> None:
+        self._db.close()
+        self._db = opened.db
+        self.Fact = bound_model(opened.db)
+        self.schema_version = opened.version
+        self.readonly = opened.readonly
+        self.readonly_reason = opened.readonly_reason
+        self._fresh_pending = False
 
     def _writable(self) -> None:
         if self.readonly:
-            raise ReadOnlyError(f"{self.path} is open read-only; nothing was written")
+            shown = show_path(self.path)
+            if self.readonly_reason:
+                raise ReadOnlyFile(
+                    f"{shown} is open read-only because {self.readonly_reason}; nothing was "
+                    "written — fix the permissions to write to it"
+                )
+            raise ReadOnlyError(f"{shown} is open read-only; nothing was written")
+
+    @contextlib.contextmanager
+    def _write(self, *, creates: bool = False) -> Iterator[sqlite3.Connection]:
+        """One BEGIN IMMEDIATE write transaction; rolled back (nothing written) on any error.
+
+        On a fresh store a write that ``creates`` a row (remember) creates the file: the
+        schema and the row commit together, so a failure leaves the file as it was (an
+        absent file we created is removed again). Other writes on a fresh store run against
+        the empty in-memory store and so refuse or change nothing, exactly as on an empty file.
+        """
+        self._writable()
+        with translate_sqlite(self.path, writing=True):
+            if self._fresh_pending:
+                self._adopt_if_created()
+            if not (self._fresh_pending and creates):
+                with immediate(self.conn) as conn:
+                    yield conn
+                return
+            conn, created = create_connection(self.path, create_folder=self._create_folder)
+            committed = False
+            try:
+                with immediate(conn):
+                    start = run_migrations(conn, self.path)
+                    yield conn
+                committed = True
+                if start < SCHEMA_VERSION:
+                    self.migration_note = f"initialised schema {start} → {SCHEMA_VERSION}"
+            finally:
+                conn.close()
+                if not committed and created and _empty(self.path):
+                    remove_quietly(self.path)
+        # Reopen as a normal (WAL) store; if that fails now the write still stands and the
+        # next call retries.
+        self._seen = None
+        with contextlib.suppress(Exception):
+            self._adopt_if_created()
 
     def now(self) -> str:
         """A fresh timestamp from the store's clock (consumes one)."""
@@ -256,6 +424,7 @@ class Store:
 
     # --- writes ----------------------------------------------------------------------
 
+    @_guarded(writing=True)
     def remember(
         self,
         subject: str,
@@ -285,7 +454,7 @@ class Store:
         source_path = _check_pin(source_path, "source_path")
         tx_at = self.clock.now()
         vf = normalize_iso(valid_from, "valid_from") if valid_from is not None else tx_at
-        with immediate(self.conn) as conn:
+        with self._write(creates=True) as conn:
             new_id = _insert(
                 conn,
                 subject=subject,
@@ -303,6 +472,7 @@ class Store:
             )
         return new_id, tx_at
 
+    @_guarded(writing=True)
     def revise(
         self,
         old_id: int,
@@ -326,7 +496,7 @@ class Store:
         source_agent = _check_str(source_agent, "source_agent")
         source_commit = _check_pin(source_commit, "source_commit")
         source_path = _check_pin(source_path, "source_path")
-        with immediate(self.conn) as conn:
+        with self._write() as conn:
             row = conn.execute(sql.GET_FACT, (old_id,)).fetchone()
             if row is None:
                 raise NotFound(f"no fact #{old_id}")
@@ -373,6 +543,7 @@ class Store:
             conn.execute(sql.SUPERSEDE_FACT, {"ts": vf, "new_id": new_id, "old_id": old.id})
         return old.id, new_id, tx_at
 
+    @_guarded(writing=True)
     def forget(
         self, *, fact_id: int | None = None, source_ref: str | None = None
     ) -> tuple[int, list[int]]:
@@ -391,12 +562,13 @@ class Store:
             stmt, params = sql.RETRACT_BY_SOURCE_REF, {"ts": ts, "source_ref": ref}
         else:
             raise InvalidInput("forget needs a fact_id or a source_ref")
-        with immediate(self.conn) as conn:
+        with self._write() as conn:
             ids = sorted(int(r[0]) for r in conn.execute(stmt, params).fetchall())
         return len(ids), ids
 
     # --- recall ----------------------------------------------------------------------
 
+    @_guarded(writing=False)
     def recall(
         self,
         query: str = "",
@@ -491,12 +663,13 @@ class Store:
 
         if reinforce and asof is None and facts:
             ids = json.dumps([f.id for f in facts])
-            with immediate(conn):
+            with self._write() as conn:
                 conn.execute(sql.REINFORCE_ACCESS, (self.clock.now(), ids))
         return RecallResult(facts=facts, as_of=asof, truncated=truncated, used_fallback=used_fallback)
 
     # --- reads -----------------------------------------------------------------------
 
+    @_guarded(writing=False)
     def get(self, fact_id: int) -> Fact:
         fid = _check_id(fact_id)
         row = self.conn.execute(sql.GET_FACT, (fid,)).fetchone()
@@ -504,6 +677,7 @@ class Store:
             raise NotFound(f"no fact #{fid}")
         return _fact(row)
 
+    @_guarded(writing=False)
     def why(self, fact_id: int) -> WhyResult:
         """The fact, the rows it superseded (nearest first) and the rows that superseded it."""
         fact = self.get(fact_id)
@@ -520,6 +694,7 @@ class Store:
         descendants = _successors(conn, fact, seen)
         return WhyResult(fact=fact, ancestors=ancestors, descendants=descendants)
 
+    @_guarded(writing=False)
     def diff(self, since: str, subject: str | None = None) -> DiffResult:
         """What was learned, revised (by world time) and retracted since ``since``."""
         since_ts = normalize_iso(since, "since")
@@ -535,6 +710,7 @@ class Store:
         retracted = [_fact(r) for r in conn.execute(sql.DIFF_RETRACTED, params)]
         return DiffResult(since=since_ts, learned=learned, revised=revised, retracted=retracted)
 
+    @_guarded(writing=False)
     def stats(self) -> StatsResult:
         """Totals and the top 10 subjects by current beliefs (consumes one timestamp)."""
         now = self._effective_now(self.clock.now())
@@ -553,6 +729,7 @@ class Store:
             schema_version=self.schema_version,
         )
 
+    @_guarded(writing=False)
     def check_integrity(self) -> None:
         """FTS index consistency and foreign keys; raises on corruption."""
         conn = self.conn
@@ -583,6 +760,7 @@ class Store:
             & (F.retracted_at.is_null() | (F.retracted_at > t))
         ), t
 
+    @_guarded(writing=False)
     def counts(self) -> StoreCounts:
         F = self.Fact
         belief, _ = self._belief_clause(None)
@@ -597,6 +775,7 @@ class Store:
             unresolved=int(unresolved),
         )
 
+    @_guarded(writing=False)
     def subjects(self, as_of: str | None = None) -> list[SubjectSummary]:
         """Every subject with its believed (now or at as_of) and total row counts."""
         F = self.Fact
@@ -615,6 +794,7 @@ class Store:
         )
         return [SubjectSummary(subject=s, current=int(c or 0), total=int(n)) for s, c, n in query]
 
+    @_guarded(writing=False)
     def list_facts(
         self,
         subject: str | None = None,
@@ -651,6 +831,7 @@ class Store:
         query = F.select(*fields).where(cond).order_by(*order).offset(offset).limit(limit)
         return [_fact(r) for r in query.tuples()]
 
+    @_guarded(writing=False)
     def flagged(
         self,
         *,
@@ -675,12 +856,14 @@ class Store:
 
     # --- the staleness writer (the only code that writes freshness / checked_*) -------
 
+    @_guarded(writing=False)
     def staleness_targets(self, limit: int, after_id: int = 0) -> list[StalenessTarget]:
         """Live pinned rows with id > after_id, oldest first (keyset paging: each row once)."""
         limit = _check_positive_int(limit, "limit")
         rows = self.conn.execute(sql.STALENESS_TARGETS, {"limit": limit, "after_id": after_id})
         return [StalenessTarget(*r) for r in rows]
 
+    @_guarded(writing=False)
     def backfill_candidates(self, limit: int, after_id: int = 0) -> list[StalenessTarget]:
         """Live unpinned rows with a non-empty source_ref (the pass parses them for a pin)."""
         limit = _check_positive_int(limit, "limit")
@@ -709,6 +892,7 @@ class Store:
             ]
         )
 
+    @_guarded(writing=True)
     def set_staleness_many(
         self, updates: Sequence[StalenessUpdate], *, live_only: bool = False
     ) -> list[int]:
@@ -743,7 +927,7 @@ class Store:
             return []
         written: list[int] = []
         stmt = sql.SET_STALENESS_LIVE if live_only else sql.SET_STALENESS
-        with immediate(self.conn) as conn:
+        with self._write() as conn:
             for p in params:
                 if conn.execute(stmt, p).rowcount:
                     written.append(p["id"])
