@@ -69,6 +69,15 @@ def _fact(row: Sequence[Any], score: float | None = None) -> Fact:
 
 _INT64_MAX = 2**63 - 1
 
+#: Recall's bound on the search text (ours; the reference has none and fails past ~50,000
+#: characters with "LIKE or GLOB pattern too complex"). Beyond either limit recall refuses
+#: at once with QueryTooLong instead of running: AND/OR over n phrases costs about n^1.5
+#: (1,000 words ≈ 0.8 s, 5,000 ≈ 6.6 s on 5k facts), and a 10 MB paste ran for minutes.
+#: 10,000 characters also keep the LIKE fallback's pattern (≤ 4 bytes a character) under
+#: SQLite's 50,000-byte limit.
+MAX_QUERY_CHARS = 10_000
+MAX_QUERY_WORDS = 256
+
 
 def _no_surrogates(value: str, label: str) -> str:
     """SQLite stores UTF-8: a lone surrogate (e.g. from undecodable argv) cannot be stored."""
@@ -147,6 +156,28 @@ def _check_id(value: object, label: str = "id") -> int:
     if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _INT64_MAX:
         raise InvalidInput(f"{label} must be an integer fact id, got {value!r}")
     return value
+
+
+def _check_query(query: object) -> str:
+    """The trimmed search text, refused (QueryTooLong) beyond MAX_QUERY_CHARS / MAX_QUERY_WORDS."""
+    if query is None:
+        return ""
+    if isinstance(query, str) and len(query) > MAX_QUERY_CHARS:
+        # Checked before anything else looks at it: a 10 MB paste is refused at once.
+        query = js_trim(query)
+        if len(query) > MAX_QUERY_CHARS:
+            raise QueryTooLong(
+                f"the search text is too long ({len(query):,} characters; recall takes at most "
+                f"{MAX_QUERY_CHARS:,}) — search for a few distinctive words instead"
+            )
+    text = js_trim(_check_str(query, "query"))
+    words = len(js_split(text))
+    if words > MAX_QUERY_WORDS:
+        raise QueryTooLong(
+            f"the search text has {words:,} words (recall takes at most {MAX_QUERY_WORDS}) — "
+            "search for a few distinctive words instead"
+        )
+    return text
 
 
 def _fts_phrases(query: str) -> list[str]:
@@ -497,50 +528,153 @@ class Store:
         source_commit = _check_pin(source_commit, "source_commit")
         source_path = _check_pin(source_path, "source_path")
         with self._write() as conn:
-            row = conn.execute(sql.GET_FACT, (old_id,)).fetchone()
-            if row is None:
-                raise NotFound(f"no fact #{old_id}")
-            old = _fact(row)
-            if old.superseded_by is not None:
-                later = _successors(conn, old, {old.id})
-                head = later[-1] if later else old
-                raise InvalidInput(
-                    f"fact #{old.id} is already superseded by #{old.superseded_by}; "
-                    f'the head of the chain is #{head.id}: "{head.fact}" — '
-                    f"re-check your correction against it, then revise #{head.id} if still needed"
-                )
-            imp = check_importance(importance) if importance is not None else old.importance
-            knd = _check_kind(kind) if kind is not None else old.kind
-            tx_at = self.clock.now()
-            vf = tx_at
-            if valid_from is not None:
-                vf = normalize_iso(valid_from, "valid_from")
-                if vf > tx_at:
-                    raise InvalidInput(
-                        f"valid_from cannot be in the future: got {vf}, now is {tx_at}"
-                    )
-                if old.valid_from < old.tx_at and vf < old.valid_from:
-                    raise InvalidInput(
-                        f"cannot backdate below the old fact's valid_from ({old.valid_from}); "
-                        "it was itself backdated, so an earlier correction would invert its "
-                        f"validity interval. got {vf}"
-                    )
-            new_id = _insert(
+            old, new_id, tx_at = self._supersede(
                 conn,
-                subject=old.subject,
-                predicate=old.predicate,
-                fact=new_fact,
+                old_id,
+                new_fact,
                 confidence=confidence,
-                importance=imp,
-                kind=knd,
-                valid_from=vf,
-                tx_at=tx_at,
-                source_agent=source_agent,
+                importance=importance,
+                kind=kind,
                 source_ref=source_ref,
+                source_agent=source_agent,
                 source_commit=source_commit,
                 source_path=source_path,
+                valid_from=valid_from,
             )
-            conn.execute(sql.SUPERSEDE_FACT, {"ts": vf, "new_id": new_id, "old_id": old.id})
+        return old.id, new_id, tx_at
+
+    def _supersede(
+        self,
+        conn: sqlite3.Connection,
+        old_id: int,
+        new_fact: str,
+        *,
+        confidence: float,
+        importance: int | None,
+        kind: str | None,
+        source_ref: str,
+        source_agent: str,
+        source_commit: str | None,
+        source_path: str | None,
+        valid_from: str | None,
+    ) -> tuple[Fact, int, str]:
+        """The body of revise, inside the caller's write transaction (validated arguments)."""
+        row = conn.execute(sql.GET_FACT, (old_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no fact #{old_id}")
+        old = _fact(row)
+        if old.superseded_by is not None:
+            later = _successors(conn, old, {old.id})
+            head = later[-1] if later else old
+            raise InvalidInput(
+                f"fact #{old.id} is already superseded by #{old.superseded_by}; "
+                f'the head of the chain is #{head.id}: "{head.fact}" — '
+                f"re-check your correction against it, then revise #{head.id} if still needed"
+            )
+        imp = check_importance(importance) if importance is not None else old.importance
+        knd = _check_kind(kind) if kind is not None else old.kind
+        tx_at = self.clock.now()
+        vf = tx_at
+        if valid_from is not None:
+            vf = normalize_iso(valid_from, "valid_from")
+            if vf > tx_at:
+                raise InvalidInput(
+                    f"valid_from cannot be in the future: got {vf}, now is {tx_at}"
+                )
+            if old.valid_from < old.tx_at and vf < old.valid_from:
+                raise InvalidInput(
+                    f"cannot backdate below the old fact's valid_from ({old.valid_from}); "
+                    "it was itself backdated, so an earlier correction would invert its "
+                    f"validity interval. got {vf}"
+                )
+        new_id = _insert(
+            conn,
+            subject=old.subject,
+            predicate=old.predicate,
+            fact=new_fact,
+            confidence=confidence,
+            importance=imp,
+            kind=knd,
+            valid_from=vf,
+            tx_at=tx_at,
+            source_agent=source_agent,
+            source_ref=source_ref,
+            source_commit=source_commit,
+            source_path=source_path,
+        )
+        conn.execute(sql.SUPERSEDE_FACT, {"ts": vf, "new_id": new_id, "old_id": old.id})
+        return old, new_id, tx_at
+
+    @_guarded(writing=True)
+    def downgrade(
+        self,
+        fact_id: int,
+        factor: float = 0.5,
+        *,
+        source_agent: str,
+        freshness: str | None = INHERIT,
+        checked_head: str | None = None,
+        source_commit: str | None = INHERIT,
+        source_path: str | None = INHERIT,
+    ) -> tuple[int, int, str]:
+        """SPEC §8 downgrade in ONE transaction: revise + verdict copy. Returns (old, new, tx_at).
+
+        The new row has the old text, confidence × ``factor``, the old source_ref, the pin
+        (the old row's unless given), importance and kind inherited; then, when there is a
+        verdict (the old row's ``freshness`` unless given), it is recorded on the new row
+        with a second timestamp as checked_at and ``checked_head`` (default: the old row's,
+        else ""). A kill between the two can no longer leave a downgraded row without its
+        verdict. Errors are revise's: NotFound, or InvalidInput when already superseded.
+        """
+        self._writable()
+        fid = _check_id(fact_id, "fact_id")
+        if (
+            isinstance(factor, bool)
+            or not isinstance(factor, int | float)
+            or not 0 <= factor <= 1  # also refuses NaN
+        ):
+            raise InvalidInput(f"factor must be a number in [0, 1], got {factor!r}")
+        source_agent = _check_str(source_agent, "source_agent")
+        if freshness is not INHERIT and freshness is not None and freshness not in FRESHNESS_VALUES:
+            raise InvalidInput(
+                f"freshness must be one of {', '.join(FRESHNESS_VALUES)}, got {freshness!r}"
+            )
+        if checked_head is not None:
+            checked_head = _check_str(checked_head, "checked_head")
+        with self._write() as conn:
+            row = conn.execute(sql.GET_FACT, (fid,)).fetchone()
+            if row is None:
+                raise NotFound(f"no fact #{fid}")
+            cur = _fact(row)
+            commit = cur.source_commit if source_commit is INHERIT else source_commit
+            path = cur.source_path if source_path is INHERIT else source_path
+            old, new_id, tx_at = self._supersede(
+                conn,
+                fid,
+                _require_text(cur.fact, "fact"),
+                confidence=check_confidence(cur.confidence * factor),
+                importance=None,
+                kind=None,
+                source_ref=cur.source_ref,
+                source_agent=source_agent,
+                source_commit=_check_pin(commit, "source_commit"),
+                source_path=_check_pin(path, "source_path"),
+                valid_from=None,
+            )
+            verdict = old.freshness if freshness is INHERIT else freshness
+            if verdict:
+                head = checked_head if checked_head is not None else (old.checked_head or "")
+                conn.execute(
+                    sql.SET_STALENESS,
+                    {
+                        "id": new_id,
+                        "freshness": verdict,
+                        "checked_at": normalize_iso(self.clock.now(), "checked_at"),
+                        "checked_head": head,
+                        "source_commit": None,
+                        "source_path": None,
+                    },
+                )
         return old.id, new_id, tx_at
 
     @_guarded(writing=True)
@@ -582,7 +716,7 @@ class Store:
         reinforce: bool = False,
     ) -> RecallResult:
         """The agent's view (SPEC §7), ranked in SQL. Never writes unless ``reinforce``."""
-        query = js_trim(_check_str(query if query is not None else "", "query"))
+        query = _check_query(query)
         subject = js_trim(_check_str(subject if subject is not None else "", "subject"))
         limit = _check_positive_int(limit, "limit")
         if max_tokens is not None:
