@@ -329,6 +329,11 @@ def _is_wal_file(path: str) -> bool:
 def why_readonly(path: str) -> str | None:
     """Why a read-write open of an existing file cannot write, or None when it can."""
     folder = os.path.dirname(os.path.abspath(path))
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return "it is on a read-only file system"
+    except OSError:
+        pass
     if not os.access(path, os.W_OK):
         return "the file is read-only"
     sidecars_ready = all(os.access(path + s, os.W_OK) for s in ("-wal", "-shm"))
@@ -339,16 +344,18 @@ def why_readonly(path: str) -> str | None:
 
 
 def needs_immutable(path: str) -> bool:
-    """A WAL file in a folder where no -shm exists or can be made opens only as immutable.
+    """Whether a read-only open must (or should) use ``immutable=1``.
 
-    Safe: with no -shm and no way to create one, no other process can be writing it.
+    Must: a WAL file in a folder where no -shm exists or can be made opens no other way
+    (and with no -shm and no way to create one, no other process can be writing it).
+    Should: a file we may not write, with no side files (nobody has it open): a plain
+    read-only open would leave new -wal/-shm files beside it; immutable reads it as is.
     """
     folder = os.path.dirname(os.path.abspath(path))
-    return (
-        _is_wal_file(path)
-        and not os.path.exists(path + "-shm")
-        and not os.access(folder, os.W_OK)
-    )
+    shm = os.path.exists(path + "-shm")
+    if _is_wal_file(path) and not shm and not os.access(folder, os.W_OK):
+        return True
+    return not shm and not os.path.exists(path + "-wal") and not os.access(path, os.W_OK)
 
 
 # --- opening -------------------------------------------------------------------------------

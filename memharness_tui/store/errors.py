@@ -150,6 +150,16 @@ def busy_message(seconds: float, *, writing: bool) -> str:
     )
 
 
+def _no_space_beside(path: str) -> bool:
+    import os
+
+    try:
+        st = os.statvfs(os.path.dirname(os.path.abspath(path)) or ".")
+    except (OSError, ValueError):
+        return False
+    return st.f_bavail * st.f_frsize < 64 * 1024
+
+
 def _sqlite_cause(exc: BaseException) -> sqlite3.Error | None:
     """The sqlite3 error behind ``exc`` (Peewee wraps it as the first argument)."""
     if isinstance(exc, sqlite3.Error):
@@ -201,6 +211,11 @@ def classify(
         return ReadOnlyFile(
             f"cannot write {shown}: the file or its folder is read-only{nothing} — fix the "
             "permissions or open it read-only"
+        )
+    if primary == _SQLITE_IOERR and _no_space_beside(path):
+        # SQLite reports ENOSPC while growing -shm or -wal as a plain I/O error.
+        return DiskFull(
+            f"the disk holding {shown} is full{nothing} — free some space and try again"
         )
     if primary == _SQLITE_IOERR:
         return StoreIOError(
