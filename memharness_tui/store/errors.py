@@ -17,7 +17,6 @@ from collections.abc import Iterator
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
 _SQLITE_READONLY = 8
-_SQLITE_INTERRUPT = 9
 _SQLITE_IOERR = 10
 _SQLITE_CORRUPT = 11
 _SQLITE_FULL = 13
@@ -160,14 +159,44 @@ def _no_space_beside(path: str) -> bool:
     return st.f_bavail * st.f_frsize < 64 * 1024
 
 
-def _sqlite_cause(exc: BaseException) -> sqlite3.Error | None:
-    """The sqlite3 error behind ``exc`` (Peewee wraps it as the first argument)."""
-    if isinstance(exc, sqlite3.Error):
+def is_sqlite_error(exc: object) -> bool:
+    """An error of the stdlib sqlite3 module or of a drop-in (pysqlite3) with the same classes."""
+    return isinstance(exc, sqlite3.Error) or any(
+        c.__module__.split(".")[0] in ("sqlite3", "pysqlite3") and c.__name__ == "Error"
+        for c in type(exc).__mro__
+    )
+
+
+def _sqlite_cause(exc: BaseException) -> BaseException | None:
+    """The SQLite error behind ``exc`` (Peewee wraps it as the first argument)."""
+    if is_sqlite_error(exc):
         return exc
-    if exc.args and isinstance(exc.args[0], sqlite3.Error):
+    if exc.args and is_sqlite_error(exc.args[0]):
         return exc.args[0]
     ctx = exc.__cause__ or exc.__context__
-    return ctx if isinstance(ctx, sqlite3.Error) else None
+    return ctx if is_sqlite_error(ctx) else None
+
+
+# The primary result code for drivers whose errors carry no sqlite_errorcode.
+_BY_MESSAGE = (
+    ("database is locked", _SQLITE_BUSY),
+    ("database table is locked", _SQLITE_LOCKED),
+    ("database or disk is full", _SQLITE_FULL),
+    ("attempt to write a readonly database", _SQLITE_READONLY),
+    ("disk I/O error", _SQLITE_IOERR),
+    ("file is not a database", _SQLITE_NOTADB),
+    ("database disk image is malformed", _SQLITE_CORRUPT),
+    ("unable to open database file", _SQLITE_CANTOPEN),
+    ("string or blob too big", _SQLITE_TOOBIG),
+)
+
+
+def _primary_code(err: BaseException) -> int:
+    code = getattr(err, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF
+    msg = str(err)
+    return next((c for text, c in _BY_MESSAGE if text in msg), 0)
 
 
 def classify(
@@ -195,7 +224,7 @@ def classify(
     if err is None:
         return None
     msg = str(err)
-    primary = (getattr(err, "sqlite_errorcode", None) or 0) & 0xFF
+    primary = _primary_code(err)
     if "LIKE or GLOB pattern too complex" in msg or primary == _SQLITE_TOOBIG:
         return QueryTooLong(
             "the search text is too long for SQLite to match — search for a few distinctive "
@@ -254,7 +283,9 @@ def translate_sqlite(path: str, *, writing: bool = False) -> Iterator[None]:
         yield
     except MemharnessError:
         raise
-    except (sqlite3.Error, PeeweeException, OSError) as exc:
+    except Exception as exc:
+        if not (is_sqlite_error(exc) or isinstance(exc, PeeweeException | OSError)):
+            raise
         from .db import BUSY_TIMEOUT_MS
 
         mapped = classify(exc, path, writing=writing, busy_seconds=BUSY_TIMEOUT_MS / 1000)

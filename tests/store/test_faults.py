@@ -456,3 +456,21 @@ def test_invalid_utf8_in_source_ref_is_refused_and_nothing_is_written(tmp_path: 
             assert "not valid UTF-8" in one_sentence(info.value)
             assert info.value.code == "INVALID_TEXT"
     assert db_snapshot(path) == before
+
+
+def test_errors_of_a_drop_in_sqlite_driver_are_classified_too() -> None:
+    """A pysqlite3-style error (other classes, maybe no sqlite_errorcode) maps by its message."""
+    from memharness_tui.store.errors import classify
+
+    base = type("Error", (Exception,), {"__module__": "pysqlite3.dbapi2"})
+    operational = type("OperationalError", (base,), {"__module__": "pysqlite3.dbapi2"})
+    cases = [
+        ("database is locked", StoreBusy),
+        ("database or disk is full", DiskFull),
+        ("attempt to write a readonly database", ReadOnlyFile),
+    ]
+    for message, expected in cases:
+        mapped = classify(operational(message), "/x/memory.db", writing=True)
+        assert isinstance(mapped, expected), (message, mapped)
+        assert "nothing was written" in one_sentence(mapped)
+    assert classify(operational("near SELECT: syntax error"), "/x/m.db", writing=True) is None
