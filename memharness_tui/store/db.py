@@ -456,25 +456,50 @@ def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> 
             f"{SCHEMA_VERSION}, which cannot be done {because}; nothing was changed — open "
             "it once read-write"
         )
-    db = MemharnessDatabase(path, readonly=ro, immutable=ro and needs_immutable(path))
+    changed = False
+    migration_note = None
+    db: MemharnessDatabase | None = None
     try:
-        conn = db.connection()
-        version, note = migrate(conn, path, readonly=ro)
+        if not ro and found.version < SCHEMA_VERSION:
+            # Migrate on a plain connection first, in the file's own journal mode: a refusal
+            # or a failure (busy, full disk) then leaves it byte-identical — the writer's
+            # connection below would switch it to WAL before anything else.
+            plain = _plain_connection(path)
+            try:
+                _, migration_note = migrate(plain, path, readonly=False)
+            finally:
+                plain.close()
+            changed = True
+        db = MemharnessDatabase(path, readonly=ro, immutable=ro and needs_immutable(path))
+        version, note = migrate(db.connection(), path, readonly=ro)
     except MemharnessError:
-        db.close()
+        if db is not None:
+            db.close()
         raise
     except (sqlite3.Error, PeeweeException, OSError) as exc:
-        db.close()
+        if db is not None:
+            db.close()
         mapped = classify(exc, path, writing=True, busy_seconds=BUSY_TIMEOUT_MS / 1000)
         if mapped is None:
             raise StoreOpenError(f"cannot open {show_path(path)}: {exc}") from None
         if isinstance(mapped, StoreBusy):
+            unchanged = "" if changed else "; nothing was changed"
             mapped = StoreBusy(
                 f"the database is busy: another process has held a lock on it for "
-                f"{BUSY_TIMEOUT_MS / 1000:g} s; nothing was changed — try again"
+                f"{BUSY_TIMEOUT_MS / 1000:g} s{unchanged} — try again"
             )
         raise mapped from None
-    return Opened(db, version, note, fresh=False, readonly=ro, readonly_reason=reason)
+    return Opened(
+        db, version, note or migration_note, fresh=False, readonly=ro, readonly_reason=reason
+    )
+
+
+def _plain_connection(path: str) -> sqlite3.Connection:
+    """A connection with only busy_timeout and foreign_keys: no WAL switch, no side effects."""
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
 
 
 def create_connection(path: str, *, create_folder: bool) -> tuple[sqlite3.Connection, bool]:
@@ -495,7 +520,4 @@ def create_connection(path: str, *, create_folder: bool) -> tuple[sqlite3.Connec
     else:
         os.close(fd)
         created = True
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    conn.execute("PRAGMA foreign_keys = ON")
-    return conn, created
+    return _plain_connection(path), created

@@ -474,3 +474,38 @@ def test_errors_of_a_drop_in_sqlite_driver_are_classified_too() -> None:
         assert isinstance(mapped, expected), (message, mapped)
         assert "nothing was written" in one_sentence(mapped)
     assert classify(operational("near SELECT: syntax error"), "/x/m.db", writing=True) is None
+
+
+def test_opening_while_another_process_holds_the_write_lock(
+    tmp_path: Path, short_busy_timeout: None
+) -> None:
+    """A current file opens and reads; an old one that needs migrating is refused untouched."""
+    current = populated(tmp_path / "memory.db")
+    old = tmp_path / "v4.db"
+    shutil.copyfile(fixtures_dir() / "v4.db", old)
+    old_delete = tmp_path / "v4-rollback.db"  # an old file in rollback-journal mode
+    shutil.copyfile(fixtures_dir() / "v4.db", old_delete)
+    conn = sqlite3.connect(old_delete)
+    assert conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0] == "delete"
+    conn.close()
+    for path in (current, old, old_delete):
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            before, names = file_hashes(path), sorted(p.name for p in tmp_path.iterdir())
+            if path == current:
+                with Store.open(str(path)) as s:
+                    assert s.counts().total == 6
+                    with pytest.raises(StoreBusy):
+                        s.remember("x", "y")
+            else:
+                with pytest.raises(StoreBusy) as info:
+                    Store.open(str(path))
+                assert "nothing was changed" in one_sentence(info.value)
+                assert sorted(p.name for p in tmp_path.iterdir()) == names  # no backup left
+            assert file_hashes(path) == before
+        finally:
+            other.close()
+    conn = sqlite3.connect(old_delete)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # never switched
+    conn.close()
