@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from memharness_tui.cli import main
+from memharness_tui.store import Store
 from memharness_tui.store import db as store_db
 from tests.conftest import fixtures_dir
 from tests.staleness.staleness_helpers import Repo
@@ -381,3 +382,49 @@ def test_bad_argument(
     assert_refused(code, out, err, needle)
     assert snapshot(tmp_path) == before
 
+
+
+@pytest.fixture
+def full_disk_db(tmp_path: Path) -> Iterator[Path]:
+    """v5 on a small tmpfs filled to the last byte (needs root to mount; skipped otherwise)."""
+    folder = tmp_path / "full"
+    folder.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("a full disk needs a small tmpfs, and mounting one needs root")
+    mount = ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(folder)]
+    if subprocess.run(mount, capture_output=True, check=False).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here, so there is no disk to fill")
+    try:
+        db = folder / "v5.db"
+        shutil.copyfile(fixtures_dir() / "v5.db", db)
+        with Store.open(str(db)) as store:  # -wal and -shm exist, as after any earlier use
+            store.stats()
+        fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b"\0" * 4096):
+                pass
+        except OSError:  # ENOSPC: the disk is full
+            pass
+        finally:
+            os.close(fd)
+        yield db
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
+@pytest.mark.parametrize("cmd", [c for c in CMDS if c.writes], ids=lambda c: c.name)
+def test_full_disk(
+    full_disk_db: Path, repo: Path, capsys: pytest.CaptureFixture[str], cmd: Cmd
+) -> None:
+    before = snapshot(full_disk_db.parent)
+    argv = _argv(cmd, repo, "--db", str(full_disk_db))
+    if cmd.name == "remember":
+        argv[2] = "x" * 300_000  # more than the space left
+    elif cmd.name == "revise":
+        argv[2] = "y" * 300_000
+    code, out, err = call(capsys, argv)
+    if code == 0:  # a small write may still fit in pages SQLite already holds
+        assert cmd.name in ("forget", "staleness"), err
+        return
+    assert_refused(code, out, err, "full")
+    assert snapshot(full_disk_db.parent) == before
