@@ -509,3 +509,23 @@ def test_opening_while_another_process_holds_the_write_lock(
     conn = sqlite3.connect(old_delete)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # never switched
     conn.close()
+
+
+def test_undecodable_text_in_any_argument_is_invalid_text_not_an_internal_error(
+    tmp_path: Path,
+) -> None:
+    path = populated(tmp_path / "memory.db")
+    before = db_snapshot(path)
+    bad = os.fsdecode(b"caf\xe9")
+    with open_store(path, start="2026-03-01") as s:
+        for call in (
+            lambda: s.forget(source_ref=bad),
+            lambda: s.recall(bad),
+            lambda: s.recall("x", subject=bad),
+            lambda: s.list_facts(bad),
+            lambda: s.flagged(subject=bad),
+            lambda: s.diff("2026-01-01", subject=bad),
+        ):
+            with pytest.raises(InvalidText):
+                call()
+    assert db_snapshot(path) == before
