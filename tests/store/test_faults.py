@@ -13,6 +13,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -529,3 +530,41 @@ def test_undecodable_text_in_any_argument_is_invalid_text_not_an_internal_error(
             with pytest.raises(InvalidText):
                 call()
     assert db_snapshot(path) == before
+
+
+HOLDER = """
+import sqlite3, sys, time, os
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+sys.stdin.read()  # hold the lock until the test closes our stdin
+conn.execute("ROLLBACK")
+"""
+
+
+def test_a_write_lock_held_by_another_process(tmp_path: Path, short_busy_timeout: None) -> None:
+    import sys
+
+    path = populated(tmp_path / "memory.db")
+    ready = tmp_path / "ready"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path), str(ready)], stdin=subprocess.PIPE
+    )
+    try:
+        while not ready.exists():  # wait for the state itself: the lock is held
+            assert holder.poll() is None, "the lock holder died"
+            time.sleep(0.005)
+        store = open_store(path, start="2026-03-01")
+        rows = db_snapshot(path)
+        before = file_hashes(path)
+        with pytest.raises(StoreBusy) as info:
+            store.remember("x", "y")
+        assert one_sentence(info.value) == busy_message(0.2, writing=True)
+        assert file_hashes(path) == before
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    assert db_snapshot(path) == rows
+    store.remember("x", "y")  # released: the write goes through
+    store.close()
