@@ -568,3 +568,27 @@ def test_a_write_lock_held_by_another_process(tmp_path: Path, short_busy_timeout
     assert db_snapshot(path) == rows
     store.remember("x", "y")  # released: the write goes through
     store.close()
+
+
+def test_a_wal_with_frames_but_no_shm_in_a_read_only_folder_is_explained(tmp_path: Path) -> None:
+    """SQLite cannot read those frames; an immutable open would silently show older data."""
+    with tmpfs(tmp_path, "4m") as mnt:
+        path = populated(mnt / "memory.db")
+        keeper = sqlite3.connect(path)  # keeps -wal frames from being checkpointed away
+        keeper.execute("PRAGMA wal_autocheckpoint = 0")
+        keeper.execute("INSERT INTO facts (subject, fact, valid_from, tx_at) VALUES "
+                       "('late', 'only in the wal', '2026-05-01', '2026-05-01')")
+        keeper.commit()
+        saved = {s: Path(f"{path}{s}").read_bytes() for s in ("", "-wal")}
+        keeper.close()
+        for s, data in saved.items():  # the files as a crash would leave them, minus -shm
+            Path(f"{path}{s}").write_bytes(data)
+        Path(f"{path}-shm").unlink(missing_ok=True)
+        before = file_hashes(path)
+        assert "-wal" in before
+        remount_read_only(mnt)
+        for readonly in (False, True):
+            with pytest.raises(ReadOnlyFile) as info:
+                Store.open(str(path), readonly=readonly)
+            assert "-wal" in one_sentence(info.value)
+        assert file_hashes(path) == before
