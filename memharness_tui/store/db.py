@@ -343,6 +343,19 @@ def why_readonly(path: str) -> str | None:
     return None
 
 
+def _unreadable_wal(path: str) -> bool:
+    """A -wal with frames but no -shm, in a folder where no -shm can be made: no way to read it."""
+    folder = os.path.dirname(os.path.abspath(path))
+    wal = path + "-wal"
+    return (
+        _is_wal_file(path)
+        and os.path.exists(wal)
+        and os.path.getsize(wal) > 0
+        and not os.path.exists(path + "-shm")
+        and not os.access(folder, os.W_OK)
+    )
+
+
 def needs_immutable(path: str) -> bool:
     """Whether a read-only open must (or should) use ``immutable=1``.
 
@@ -455,6 +468,12 @@ def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> 
             f"{show_path(path)} has schema version {found.version} and needs migrating to "
             f"{SCHEMA_VERSION}, which cannot be done {because}; nothing was changed — open "
             "it once read-write"
+        )
+    if ro and _unreadable_wal(path):
+        raise ReadOnlyFile(
+            f"{show_path(path)} has changes in {show_path(path)}-wal that SQLite can only read "
+            "with a -shm file beside it, and its folder is read-only; nothing was changed — "
+            "open it once where the folder is writable (or copy the three files elsewhere)"
         )
     changed = False
     migration_note = None

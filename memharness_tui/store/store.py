@@ -690,7 +690,7 @@ class Store:
         elif source_ref is not None:
             if not isinstance(source_ref, str):
                 raise InvalidInput(f"source_ref must be a string, got {source_ref!r}")
-            ref = js_trim(source_ref)
+            ref = js_trim(_no_surrogates(source_ref, "source_ref"))
             if ref == "":
                 raise InvalidInput("source_ref must be non-empty (refusing to retract everything)")
             stmt, params = sql.RETRACT_BY_SOURCE_REF, {"ts": ts, "source_ref": ref}
@@ -945,7 +945,7 @@ class Store:
         belief, t = self._belief_clause(as_of)
         cond: Any = True
         if subject is not None:
-            cond = F.subject == subject
+            cond = F.subject == _check_str(subject, "subject")
         if ids is not None:
             cond = cond & F.id.in_(list(ids))
         if freshness == "unchecked":
@@ -981,7 +981,7 @@ class Store:
                 raise InvalidInput(f"freshness must be stale or unresolved, got {w!r}")
         cond = F.freshness.in_(wanted) & F.superseded_by.is_null() & F.retracted_at.is_null()
         if subject:
-            cond = cond & (F.subject == subject)
+            cond = cond & (F.subject == _check_str(subject, "subject"))
         fields = [getattr(F, c) for c in FACT_COLUMNS]
         query = F.select(*fields).where(cond).order_by(F.id)
         if limit is not None:

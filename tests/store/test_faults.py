@@ -13,6 +13,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -509,3 +510,85 @@ def test_opening_while_another_process_holds_the_write_lock(
     conn = sqlite3.connect(old_delete)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # never switched
     conn.close()
+
+
+def test_undecodable_text_in_any_argument_is_invalid_text_not_an_internal_error(
+    tmp_path: Path,
+) -> None:
+    path = populated(tmp_path / "memory.db")
+    before = db_snapshot(path)
+    bad = os.fsdecode(b"caf\xe9")
+    with open_store(path, start="2026-03-01") as s:
+        for call in (
+            lambda: s.forget(source_ref=bad),
+            lambda: s.recall(bad),
+            lambda: s.recall("x", subject=bad),
+            lambda: s.list_facts(bad),
+            lambda: s.flagged(subject=bad),
+            lambda: s.diff("2026-01-01", subject=bad),
+        ):
+            with pytest.raises(InvalidText):
+                call()
+    assert db_snapshot(path) == before
+
+
+HOLDER = """
+import sqlite3, sys, time, os
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+open(sys.argv[2], "w").close()
+sys.stdin.read()  # hold the lock until the test closes our stdin
+conn.execute("ROLLBACK")
+"""
+
+
+def test_a_write_lock_held_by_another_process(tmp_path: Path, short_busy_timeout: None) -> None:
+    import sys
+
+    path = populated(tmp_path / "memory.db")
+    ready = tmp_path / "ready"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path), str(ready)], stdin=subprocess.PIPE
+    )
+    try:
+        while not ready.exists():  # wait for the state itself: the lock is held
+            assert holder.poll() is None, "the lock holder died"
+            time.sleep(0.005)
+        store = open_store(path, start="2026-03-01")
+        rows = db_snapshot(path)
+        before = file_hashes(path)
+        with pytest.raises(StoreBusy) as info:
+            store.remember("x", "y")
+        assert one_sentence(info.value) == busy_message(0.2, writing=True)
+        assert file_hashes(path) == before
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    assert db_snapshot(path) == rows
+    store.remember("x", "y")  # released: the write goes through
+    store.close()
+
+
+def test_a_wal_with_frames_but_no_shm_in_a_read_only_folder_is_explained(tmp_path: Path) -> None:
+    """SQLite cannot read those frames; an immutable open would silently show older data."""
+    with tmpfs(tmp_path, "4m") as mnt:
+        path = populated(mnt / "memory.db")
+        keeper = sqlite3.connect(path)  # keeps -wal frames from being checkpointed away
+        keeper.execute("PRAGMA wal_autocheckpoint = 0")
+        keeper.execute("INSERT INTO facts (subject, fact, valid_from, tx_at) VALUES "
+                       "('late', 'only in the wal', '2026-05-01', '2026-05-01')")
+        keeper.commit()
+        saved = {s: Path(f"{path}{s}").read_bytes() for s in ("", "-wal")}
+        keeper.close()
+        for s, data in saved.items():  # the files as a crash would leave them, minus -shm
+            Path(f"{path}{s}").write_bytes(data)
+        Path(f"{path}-shm").unlink(missing_ok=True)
+        before = file_hashes(path)
+        assert "-wal" in before
+        remount_read_only(mnt)
+        for readonly in (False, True):
+            with pytest.raises(ReadOnlyFile) as info:
+                Store.open(str(path), readonly=readonly)
+            assert "-wal" in one_sentence(info.value)
+        assert file_hashes(path) == before
