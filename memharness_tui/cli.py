@@ -82,8 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--subject", default="")
     r.add_argument("--kind", choices=KINDS)
     r.add_argument("--as-of", metavar="ISO", help="beliefs as they were at ISO")
-    r.add_argument("--limit", type=_integer, default=8)
-    r.add_argument("--max-tokens", type=_integer)
+    r.add_argument("--limit", type=_number, default=8)
+    r.add_argument("--max-tokens", type=_number)
     r.add_argument("--freshness", choices=FRESHNESS_FILTERS)
     r.add_argument(
         "--reinforce", action="store_true", help="update last_accessed_at like the agent's recall"

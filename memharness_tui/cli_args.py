@@ -48,7 +48,7 @@ def number(text: str) -> int | float:
     if _DECIMAL.fullmatch(text) or _NON_FINITE.fullmatch(text):
         return float(text)
     raise argparse.ArgumentTypeError(
-        f"must be a number written with the digits 0-9 (like 0.8), got {text!r}"
+        f"must be a number written with the digits 0-9, got {text!r}"
     )
 
 

@@ -237,7 +237,7 @@ def test_version_names_the_sqlite_library(capsys) -> None:
     ("argv", "message"),
     [
         (["recall", "--max-tokens", "0"], "--max-tokens must be a positive integer, got 0"),
-        (["recall", "--limit", "٣"], "--limit must be an integer written with the digits 0-9, got '٣'"),
+        (["recall", "--limit", "٣"], "--limit must be a number written with the digits 0-9, got '٣'"),
         (["forget", "--id", "x"], "--id must be an integer written with the digits 0-9, got 'x'"),
         (["revise", "40", "x", "--source-commit", "\udcff"],
          "--source-commit is not valid UTF-8 text: byte 0xff cannot be decoded "
@@ -245,7 +245,7 @@ def test_version_names_the_sqlite_library(capsys) -> None:
         (["remember", "s", "f", "--confidence", "-inf"],
          "--confidence must be a number in [0, 1], got -inf"),
         (["remember", "s", "f", "--confidence", "٠.٥"],
-         "--confidence must be a number written with the digits 0-9 (like 0.8), got '٠.٥'"),
+         "--confidence must be a number written with the digits 0-9, got '٠.٥'"),
         (["recall", "x", "--now", ""],
          "--now is not a valid ISO 8601 date or datetime: '' "
          "(expected e.g. 2026-01-31 or 2026-01-31T14:05:00Z)"),
@@ -254,3 +254,12 @@ def test_version_names_the_sqlite_library(capsys) -> None:
 def test_messages_name_the_flag_the_user_typed(v5: Path, capsys, argv, message) -> None:
     code, out, err = run(capsys, *argv, "--db", str(v5))
     assert (code, out, err) == (2, "", f"memharness-tui: error: {message}\n")
+
+
+def test_an_integral_limit_is_accepted_like_importance(v5: Path, capsys) -> None:
+    code, out, err = run(
+        capsys, "recall", "--subject", "user", "--limit", "2.0", "--max-tokens", "4e3",
+        "--db", str(v5), "--json",
+    )
+    assert code == 0, err
+    assert len(json.loads(out)["ids"]) == 2

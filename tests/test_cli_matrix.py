@@ -302,9 +302,9 @@ def _arg_cases() -> list[tuple[str, list[str], str]]:
 
     digits = "must be an integer written with the digits 0-9"
     add("non-ASCII digits", digits,
-        ["why", "１"], ["revise", "١", "x"], ["forget", "--id", "٣"], ["recall", "--limit", "١٢"],
-        ["recall", "x", "--max-tokens", "５０"], ["serve", "--port", "８０００"])
+        ["why", "１"], ["revise", "١", "x"], ["forget", "--id", "٣"], ["serve", "--port", "８０００"])
     add("non-ASCII digits", "must be a number written with the digits 0-9",
+        ["recall", "--limit", "١٢"], ["recall", "x", "--max-tokens", "５０"],
         ["remember", "s", "f", "--confidence", "٠.٥"], ["revise", "4", "x", "--confidence", "０.５"],
         ["remember", "s", "f", "--importance", "５"], ["revise", "4", "x", "--importance", "७"])
     add("non-finite number", "--confidence must be a number in [0, 1]",
@@ -314,9 +314,11 @@ def _arg_cases() -> list[tuple[str, list[str], str]]:
         *(["remember", "s", "f", "--importance", v] for v in ("-inf", "nan", "1e999")),
         ["revise", "4", "x", "--importance", "inf"])
     add("non-finite number", digits,
-        ["recall", "--limit", "-inf"], ["recall", "--limit", "nan"], ["why", "-inf"],
-        ["recall", "--max-tokens", "inf"], ["forget", "--id", "nan"], ["serve", "--port", "-inf"],
-        ["recall", "--limit", "1e3"])
+        ["why", "-inf"], ["forget", "--id", "nan"], ["serve", "--port", "-inf"])
+    add("non-finite number", "--limit must be a positive integer",
+        ["recall", "--limit", "-inf"], ["recall", "--limit", "nan"], ["recall", "--limit", "2.5"])
+    add("non-finite number", "--max-tokens must be a positive integer",
+        ["recall", "--max-tokens", "inf"], ["recall", "--max-tokens", "-1e999"])
     add("non-finite number", "--factor must be a number in (0, 1]",
         *(["staleness", "--downgrade", "--repo", REPO, "--factor", v]
           for v in ("-inf", "inf", "nan", "1e999")))
