@@ -25,6 +25,10 @@ from .store.timeutil import normalize_iso
 from .store.types import FRESHNESS_FILTERS, KINDS
 
 PROG = "memharness-tui"
+DB_HELP = (
+    "the database file (default: $MEMHARNESS_DB, else $XDG_DATA_HOME/memharness/memory.db "
+    "or ~/.memharness/memory.db, as the memharness server finds it)"
+)
 
 _integer = cli_args.integer
 _number = cli_args.number
@@ -43,7 +47,7 @@ def _common(parser: argparse.ArgumentParser, *, write: bool = False) -> None:
     # SUPPRESS: a --db given before the subcommand must not be reset to None here.
     parser.add_argument(
         "--db", metavar="PATH", default=argparse.SUPPRESS,
-        help="database file (default: SPEC §1 location)",
+        help=DB_HELP,
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     parser.add_argument(
@@ -71,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "With no subcommand, opens the terminal app.",
     )
     p.add_argument("--version", action="version", version=version_text())
-    p.add_argument("--db", metavar="PATH", help="database file (default: SPEC §1 location)")
+    p.add_argument("--db", metavar="PATH", help=DB_HELP)
     p.add_argument("--readonly", action="store_true", help="open the app read-only")
     p.add_argument("--demo", action="store_true", help="open the app on a ready demo store")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -263,3 +263,13 @@ def test_an_integral_limit_is_accepted_like_importance(v5: Path, capsys) -> None
     )
     assert code == 0, err
     assert len(json.loads(out)["ids"]) == 2
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["recall", "--help"], ["remember", "--help"]])
+def test_help_says_where_the_database_is_in_words(capsys, argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "SPEC" not in out
+    assert "~/.memharness/memory.db" in " ".join(out.split())
