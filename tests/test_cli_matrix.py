@@ -322,6 +322,8 @@ def _arg_cases() -> list[tuple[str, list[str], str]]:
     add("non-finite number", "--factor must be a number in (0, 1]",
         *(["staleness", "--downgrade", "--repo", REPO, "--factor", v]
           for v in ("-inf", "inf", "nan", "1e999")))
+    add("non-ASCII digits", "--factor must be a number in (0, 1]",
+        ["staleness", "--downgrade", "--repo", REPO, "--factor", "٠.٥"])
     add("huge number", "--limit must be a positive integer", ["recall", "--limit", BIG])
     add("huge number", "--max-tokens must be a positive integer", ["recall", "--max-tokens", BIG])
     add("huge number", "id must be an integer fact id", ["why", BIG], ["revise", BIG, "x"])

@@ -108,9 +108,11 @@ def _factor(args: argparse.Namespace) -> float:
         return 0.5
     if not getattr(args, "downgrade", False):
         raise _UsageError("--factor only makes sense with --downgrade")
+    from memharness_tui.cli_args import number
+
     try:
-        f = float(raw)
-    except (TypeError, ValueError):
+        f = float(number(raw))  # ASCII digits only: "٠.٥" is refused, not read as 0.5
+    except (TypeError, ValueError, argparse.ArgumentTypeError):
         raise _UsageError(f"--factor must be a number in (0, 1], got {raw!r}") from None
     if not math.isfinite(f) or not 0 < f <= 1:
         raise _UsageError(f"--factor must be a number in (0, 1], got {raw!r}")
