@@ -44,10 +44,22 @@ def _pow(x: float | None, y: float | None) -> float | None:
 class MemharnessDatabase(SqliteDatabase):
     """A Peewee SqliteDatabase that applies memharness's connection pragmas in order."""
 
-    def __init__(self, path: str, *, readonly: bool = False, immutable: bool = False) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        readonly: bool = False,
+        immutable: bool = False,
+        query_only: bool = False,
+    ) -> None:
         self.path = path
         self.readonly = readonly
-        if readonly and path != ":memory:":
+        self.query_only = readonly and query_only
+        if self.query_only:
+            # See tidy_read_only(): a read-write handle that refuses every write.
+            target = "file:" + quote(os.path.abspath(path)) + "?mode=rw"
+            super().__init__(target, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        elif readonly and path != ":memory:":
             target = ro_uri(path, immutable=immutable)
             super().__init__(target, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
         else:
@@ -59,6 +71,8 @@ class MemharnessDatabase(SqliteDatabase):
         if not self.readonly:
             _set_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
+        if self.query_only:
+            conn.execute("PRAGMA query_only = 1")
         conn.execute("PRAGMA foreign_keys = ON")
         # Per-connection read speed-up (recall's ~256 primary-key lookups); the file is unchanged.
         conn.execute(f"PRAGMA mmap_size = {MMAP_SIZE}")
@@ -343,6 +357,25 @@ def why_readonly(path: str) -> str | None:
     return None
 
 
+def tidy_read_only(path: str) -> bool:
+    """Whether a read-only open should use a read-write handle with ``query_only`` instead.
+
+    A ``mode=ro`` connection to a WAL file creates -wal and -shm beside it and, unable to
+    checkpoint, leaves them there when it closes: a read would add two files. When nobody
+    has the file open (no side files) and we could write it, a read-write handle with
+    ``PRAGMA query_only`` reads the same and, as the last connection, removes the side
+    files it created on close — the folder is left as it was. It never creates the file.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    return (
+        _is_wal_file(path)
+        and not os.path.exists(path + "-wal")
+        and not os.path.exists(path + "-shm")
+        and os.access(path, os.W_OK)
+        and os.access(folder, os.W_OK)
+    )
+
+
 def _unreadable_wal(path: str) -> bool:
     """A -wal with frames but no -shm, in a folder where no -shm can be made: no way to read it."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -489,7 +522,12 @@ def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> 
             finally:
                 plain.close()
             changed = True
-        db = MemharnessDatabase(path, readonly=ro, immutable=ro and needs_immutable(path))
+        db = MemharnessDatabase(
+            path,
+            readonly=ro,
+            immutable=ro and needs_immutable(path),
+            query_only=ro and tidy_read_only(path),
+        )
         version, note = migrate(db.connection(), path, readonly=ro)
     except MemharnessError:
         if db is not None:

@@ -216,7 +216,7 @@ def classify(
             )
         if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
             return ReadOnlyFile(
-                f"cannot write beside {shown}: {exc.strerror.lower()}{nothing} — "
+                f"cannot write beside {shown}: {(exc.strerror or str(exc)).lower()}{nothing} — "
                 "fix the permissions or open it read-only"
             )
         return None

@@ -592,3 +592,24 @@ def test_a_wal_with_frames_but_no_shm_in_a_read_only_folder_is_explained(tmp_pat
                 Store.open(str(path), readonly=readonly)
             assert "-wal" in one_sentence(info.value)
         assert file_hashes(path) == before
+
+
+def test_a_read_only_open_leaves_the_folder_as_it_was(tmp_path: Path) -> None:
+    """mode=ro would leave new -wal/-shm files beside a WAL file; reads add no files."""
+    path = populated(tmp_path / "memory.db")
+    names, before = sorted(p.name for p in tmp_path.iterdir()), file_hashes(path)
+    with Store.open(str(path), readonly=True, clock=FakeClock("2026-03-01", 1000)) as s:
+        assert s.recall("replica").ids and s.stats().total_facts == 6 and s.why(1).descendants
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            s.conn.execute("UPDATE facts SET importance = 9")  # the handle refuses writes too
+        with open_store(path, start="2026-04-01") as writer:  # and sees another's writes
+            fid, _ = writer.remember("late", "written while a reader is open")
+        assert s.get(fid).subject == "late"
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    with Store.open(str(path), readonly=True) as s:
+        s.recall("replica")
+    populated_again = file_hashes(path)
+    assert sidecars(path) == [] and populated_again != before  # (the writer's row)
+    with Store.open(str(path), readonly=True) as s:
+        s.recall("late")
+    assert file_hashes(path) == populated_again and sidecars(path) == []
