@@ -70,20 +70,16 @@ def _argv(cmd: Cmd, repo: Path, *extra: str) -> list[str]:
 
 
 def snapshot(folder: Path) -> dict[str, str]:
-    """sha256 of every file in the folder, -wal included.
+    """sha256 of every file in the folder, -wal included (a new empty -wal counts as a change).
 
-    Left out: the -shm index (shared memory between connections, not data) and an empty -wal,
-    which a read-only connection to a WAL-mode file creates and which holds no data — the
-    database reads the same with or without it.
+    Left out: the -shm index, shared memory between connections rather than data.
     """
     if not folder.is_dir():
         return {}
     return {
         p.name: hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(folder.iterdir())
-        if p.is_file()
-        and not p.name.endswith("-shm")
-        and not (p.name.endswith("-wal") and p.stat().st_size == 0)
+        if p.is_file() and not p.name.endswith("-shm")
     }
 
 
@@ -431,4 +427,9 @@ def test_full_disk(
         assert cmd.name in ("forget", "staleness"), err
         return
     assert_refused(code, out, err, "full")
-    assert snapshot(full_disk_db.parent) == before
+    after = snapshot(full_disk_db.parent)
+    # Known gap (store): SQLite creates the -wal before the write that fails for want of space,
+    # and an empty one is left behind. It holds no data; every other byte is unchanged.
+    if "v5.db-wal" not in before and after.get("v5.db-wal") == hashlib.sha256(b"").hexdigest():
+        del after["v5.db-wal"]
+    assert after == before
