@@ -317,9 +317,22 @@ def _check_port(port: int) -> None:
                 raise UsageError(f"cannot listen on localhost:{port}: {exc.strerror}") from None
 
 
+def _check_serve_db(db: str | None) -> None:
+    """Open an existing database once, as each browser session's app will: a file it cannot
+    use (foreign, corrupt, too new) is one line now, not an error in every session."""
+    from .paths import default_db_path
+
+    path = os.path.expanduser(db if db is not None else default_db_path())
+    if os.path.exists(path):
+        with Store.open(path):
+            pass
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from .tui.serve import serve
 
+    if not args.demo:
+        _check_serve_db(args.db)
     _check_port(args.port)
 
     app_args: list[str] = []
