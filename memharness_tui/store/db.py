@@ -291,6 +291,8 @@ def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> 
         version, note = migrate(db.connection(), path, readonly=False)
         return Opened(db, version, note, fresh=True, readonly=readonly)
     exists = check_path(path, readonly=readonly, create_folder=create_folder)
+    if exists and not readonly and _hot_journal(path) and why_readonly(path) is None:
+        _roll_back_hot_journal(path)
     if not exists or os.path.getsize(path) == 0:
         return Opened(None, SCHEMA_VERSION, None, fresh=True, readonly=readonly)
     found = precheck(path)
@@ -353,6 +355,25 @@ def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> 
     return Opened(
         db, version, note or migration_note, fresh=False, readonly=ro, readonly_reason=reason
     )
+
+
+def _hot_journal(path: str) -> bool:
+    journal = path + "-journal"
+    return os.path.exists(journal) and os.path.getsize(journal) > 0
+
+
+def _roll_back_hot_journal(path: str) -> None:
+    """A writer killed mid-transaction (rollback-journal mode, e.g. a fresh file's first
+    write) leaves a hot -journal; SQLite undoes it on the first read of a handle that may
+    write, restoring the last committed state. The read-only looks that follow cannot."""
+    try:
+        conn = _plain_connection(path)
+        try:
+            conn.execute("PRAGMA user_version").fetchone()
+        finally:
+            conn.close()
+    except (sqlite3.Error, OSError) as exc:
+        raise _open_failure(exc, path) from None
 
 
 def _plain_connection(path: str) -> sqlite3.Connection:
