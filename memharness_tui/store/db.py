@@ -6,7 +6,6 @@ import contextlib
 import math
 import os
 import sqlite3
-import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,22 +15,26 @@ from urllib.parse import quote
 from peewee import PeeweeException, SqliteDatabase
 
 from .errors import (
-    FolderMissing,
     ForeignDatabase,
-    InvalidPath,
     MemharnessError,
-    NotAFile,
     ReadOnlyFile,
-    SchemaTooNew,
     StoreBusy,
     StoreOpenError,
     classify,
     show_path,
 )
+from .places import (
+    SIDECARS,
+    check_path,
+    needs_immutable,
+    tidy_read_only,
+    unreadable_wal,
+    why_readonly,
+)
+from .recognise import Inspection, inspect, refuse_unless_ours
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5000
-_SIDECARS = ("-wal", "-shm", "-journal")
 MMAP_SIZE = 256 * 1024 * 1024
 
 
@@ -111,80 +114,6 @@ def immediate(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         raise
 
 
-def user_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
-# The facts columns each schema version must have (SPEC §3); a file claiming a version
-# without them is not a memharness store, whatever its user_version says.
-_M001 = frozenset(
-    ["id", "subject", "predicate", "fact", "confidence", "valid_from", "valid_to", "tx_at", "superseded_by", "source_agent", "source_ref", "retracted_at", "embedding"]
-)
-_M003 = _M001 | {"importance", "kind", "last_accessed_at"}
-_M004 = _M003 | {"embedding_dim", "embedding_model"}
-_M005 = _M004 | {"source_commit", "source_path", "freshness", "checked_at", "checked_head"}
-COLUMNS_BY_VERSION: dict[int, frozenset[str]] = {1: _M001, 2: _M001, 3: _M003, 4: _M004, 5: _M005}
-
-
-@dataclass(frozen=True)
-class Inspection:
-    """What a look at a file (through a read-only connection) found."""
-
-    version: int
-    tables: frozenset[str]
-    columns: frozenset[str]
-
-    @property
-    def fresh(self) -> bool:
-        """An empty SQLite file: nothing of anyone's in it yet."""
-        return self.version == 0 and not self.tables
-
-
-def inspect(conn: sqlite3.Connection) -> Inspection:
-    version = user_version(conn)
-    tables = frozenset(
-        r[0]
-        for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-        )
-    )
-    columns: frozenset[str] = frozenset()
-    if "facts" in tables:
-        columns = frozenset(r[1] for r in conn.execute("PRAGMA table_info(facts)"))
-    return Inspection(version, tables, columns)
-
-
-def refuse_unless_ours(found: Inspection, path: str) -> None:
-    """Too new, or someone else's database: refuse, before anything is written."""
-    shown = show_path(path)
-    if found.version > SCHEMA_VERSION:
-        raise SchemaTooNew(
-            f"database schema version {found.version} is newer than this memharness-tui "
-            f"understands (max {SCHEMA_VERSION}); upgrade memharness-tui. The file was not "
-            f"changed: {shown}"
-        )
-    if found.fresh:
-        return
-    if found.version == 0:
-        raise ForeignDatabase(
-            f"{shown} is a SQLite database but not a memharness store (user_version 0 with "
-            "other tables); it was not changed — check the path"
-        )
-    missing = COLUMNS_BY_VERSION[found.version] - found.columns
-    if "facts" not in found.tables or "facts_fts" not in found.tables or missing:
-        what = (
-            "no facts table"
-            if "facts" not in found.tables
-            else "no facts_fts table"
-            if "facts_fts" not in found.tables
-            else "facts lacks " + ", ".join(sorted(missing))
-        )
-        raise ForeignDatabase(
-            f"{shown} is a SQLite database but not a memharness store (it claims schema "
-            f"version {found.version} but has {what}); it was not changed — check the path"
-        )
-
-
 def _row_count(conn: sqlite3.Connection) -> int:
     try:
         return int(conn.execute("SELECT count(*) FROM facts").fetchone()[0])
@@ -217,7 +146,7 @@ def backup_copy(conn: sqlite3.Connection, path: str, version: int) -> str:
 
 def remove_quietly(path: str) -> None:
     """Remove a file we made and its SQLite side files; a missing one is fine."""
-    for suffix in ("", *_SIDECARS):
+    for suffix in ("", *SIDECARS):
         with contextlib.suppress(FileNotFoundError):
             os.remove(path + suffix)
 
@@ -330,80 +259,6 @@ def _open_failure(exc: sqlite3.Error, path: str) -> MemharnessError:
     return StoreOpenError(f"cannot open {show_path(path)}: {exc}")
 
 
-def _is_wal_file(path: str) -> bool:
-    """The header's read/write version bytes say WAL (2) — such a file needs -shm to read."""
-    try:
-        with open(path, "rb") as fh:
-            header = fh.read(20)
-    except OSError:
-        return False
-    return len(header) == 20 and header[18] == 2
-
-
-def why_readonly(path: str) -> str | None:
-    """Why a read-write open of an existing file cannot write, or None when it can."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return "it is on a read-only file system"
-    except OSError:
-        pass
-    if not os.access(path, os.W_OK):
-        return "the file is read-only"
-    sidecars_ready = all(os.access(path + s, os.W_OK) for s in ("-wal", "-shm"))
-    if not os.access(folder, os.W_OK) and not sidecars_ready:
-        name = os.path.basename(path)
-        return f"its folder is read-only (SQLite needs to create {name}-wal and {name}-shm there)"
-    return None
-
-
-def tidy_read_only(path: str) -> bool:
-    """Whether a read-only open should use a read-write handle with ``query_only`` instead.
-
-    A ``mode=ro`` connection to a WAL file creates -wal and -shm beside it and, unable to
-    checkpoint, leaves them there when it closes: a read would add two files. When nobody
-    has the file open (no side files) and we could write it, a read-write handle with
-    ``PRAGMA query_only`` reads the same and, as the last connection, removes the side
-    files it created on close — the folder is left as it was. It never creates the file.
-    """
-    folder = os.path.dirname(os.path.abspath(path))
-    return (
-        _is_wal_file(path)
-        and not os.path.exists(path + "-wal")
-        and not os.path.exists(path + "-shm")
-        and os.access(path, os.W_OK)
-        and os.access(folder, os.W_OK)
-    )
-
-
-def _unreadable_wal(path: str) -> bool:
-    """A -wal with frames but no -shm, in a folder where no -shm can be made: no way to read it."""
-    folder = os.path.dirname(os.path.abspath(path))
-    wal = path + "-wal"
-    return (
-        _is_wal_file(path)
-        and os.path.exists(wal)
-        and os.path.getsize(wal) > 0
-        and not os.path.exists(path + "-shm")
-        and not os.access(folder, os.W_OK)
-    )
-
-
-def needs_immutable(path: str) -> bool:
-    """Whether a read-only open must (or should) use ``immutable=1``.
-
-    Must: a WAL file in a folder where no -shm exists or can be made opens no other way
-    (and with no -shm and no way to create one, no other process can be writing it).
-    Should: a file we may not write, with no side files (nobody has it open): a plain
-    read-only open would leave new -wal/-shm files beside it; immutable reads it as is.
-    """
-    folder = os.path.dirname(os.path.abspath(path))
-    shm = os.path.exists(path + "-shm")
-    if _is_wal_file(path) and not shm and not os.access(folder, os.W_OK):
-        return True
-    return not shm and not os.path.exists(path + "-wal") and not os.access(path, os.W_OK)
-
-
 # --- opening -------------------------------------------------------------------------------
 
 
@@ -424,57 +279,6 @@ class Opened:
     readonly_reason: str | None = None
 
 
-def check_path(path: str, *, readonly: bool, create_folder: bool) -> bool:
-    """Refuse paths that cannot be a store; returns whether the file exists."""
-    shown = show_path(path)
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidPath(
-            f"the database path {shown} is not valid UTF-8, which SQLite cannot open; "
-            "rename the file or folder, or use another path"
-        ) from None
-    if path.endswith(_SIDECARS):
-        raise StoreOpenError(
-            f"{shown} is one of SQLite's side files (-wal, -shm, -journal), not a database; "
-            "open the database file beside it"
-        )
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        raise StoreOpenError(f"cannot look at {shown}: {exc.strerror}") from None
-    if st is not None:
-        if stat.S_ISDIR(st.st_mode):
-            raise NotAFile(
-                f"{shown} is a folder, not a database file; give the path of the .db file "
-                "(for example memory.db inside it)"
-            )
-        if not stat.S_ISREG(st.st_mode):
-            kind = "a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "not a regular file"
-            raise NotAFile(
-                f"{shown} is {kind}, not a database file; nothing was read or written — "
-                "give the path of a memharness .db file"
-            )
-        return True
-    if readonly:
-        raise StoreOpenError(f"no database at {shown} (a read-only open does not create one)")
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        if os.path.exists(folder):
-            raise FolderMissing(
-                f"{show_path(folder)} is not a folder, so {shown} cannot be created; nothing "
-                "was created — check the path"
-            )
-        if not create_folder:
-            raise FolderMissing(
-                f"the folder {show_path(folder)} does not exist; nothing was created — check "
-                "the path, or create the folder first"
-            )
-    return False
-
-
 def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> Opened:
     """Open (and migrate) the file; every failure is one clear MemharnessError line.
 
@@ -487,6 +291,8 @@ def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> 
         version, note = migrate(db.connection(), path, readonly=False)
         return Opened(db, version, note, fresh=True, readonly=readonly)
     exists = check_path(path, readonly=readonly, create_folder=create_folder)
+    if exists and not readonly and _hot_journal(path) and why_readonly(path) is None:
+        _roll_back_hot_journal(path)
     if not exists or os.path.getsize(path) == 0:
         return Opened(None, SCHEMA_VERSION, None, fresh=True, readonly=readonly)
     found = precheck(path)
@@ -502,7 +308,7 @@ def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> 
             f"{SCHEMA_VERSION}, which cannot be done {because}; nothing was changed — open "
             "it once read-write"
         )
-    if ro and _unreadable_wal(path):
+    if ro and unreadable_wal(path):
         raise ReadOnlyFile(
             f"{show_path(path)} has changes in {show_path(path)}-wal that SQLite can only read "
             "with a -shm file beside it, and its folder is read-only; nothing was changed — "
@@ -549,6 +355,25 @@ def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> 
     return Opened(
         db, version, note or migration_note, fresh=False, readonly=ro, readonly_reason=reason
     )
+
+
+def _hot_journal(path: str) -> bool:
+    journal = path + "-journal"
+    return os.path.exists(journal) and os.path.getsize(journal) > 0
+
+
+def _roll_back_hot_journal(path: str) -> None:
+    """A writer killed mid-transaction (rollback-journal mode, e.g. a fresh file's first
+    write) leaves a hot -journal; SQLite undoes it on the first read of a handle that may
+    write, restoring the last committed state. The read-only looks that follow cannot."""
+    try:
+        conn = _plain_connection(path)
+        try:
+            conn.execute("PRAGMA user_version").fetchone()
+        finally:
+            conn.close()
+    except (sqlite3.Error, OSError) as exc:
+        raise _open_failure(exc, path) from None
 
 
 def _plain_connection(path: str) -> sqlite3.Connection:

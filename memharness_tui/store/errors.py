@@ -17,6 +17,7 @@ from collections.abc import Iterator
 _SQLITE_BUSY = 5
 _SQLITE_LOCKED = 6
 _SQLITE_READONLY = 8
+_SQLITE_READONLY_ROLLBACK = 8 | (3 << 8)  # a hot journal that a read-only handle cannot undo
 _SQLITE_IOERR = 10
 _SQLITE_CORRUPT = 11
 _SQLITE_FULL = 13
@@ -235,6 +236,12 @@ def classify(
     if primary == _SQLITE_FULL:
         return DiskFull(
             f"the disk holding {shown} is full{nothing} — free some space and try again"
+        )
+    if getattr(err, "sqlite_errorcode", None) == _SQLITE_READONLY_ROLLBACK:
+        return ReadOnlyFile(
+            f"{shown} has an unfinished transaction in {shown}-journal (a writer was "
+            "interrupted) that SQLite must roll back before anyone can read it, and this open "
+            "cannot write; nothing was changed — open it once read-write"
         )
     if primary == _SQLITE_READONLY:
         return ReadOnlyFile(

@@ -613,3 +613,41 @@ def test_a_read_only_open_leaves_the_folder_as_it_was(tmp_path: Path) -> None:
     with Store.open(str(path), readonly=True) as s:
         s.recall("late")
     assert file_hashes(path) == populated_again and sidecars(path) == []
+
+
+KILLED_FIRST_WRITE = """
+import os, sqlite3, sys
+from memharness_tui.store.db import run_migrations
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA cache_size = 1")  # spill pages into the file before the commit
+conn.execute("BEGIN IMMEDIATE")
+run_migrations(conn, sys.argv[1])
+for i in range(300):
+    conn.execute(
+        "INSERT INTO facts (subject, fact, valid_from, tx_at) VALUES ('s', ?, ?, ?)",
+        ("x" * 500 + str(i), "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"),
+    )
+os._exit(9)  # killed mid-transaction: no rollback, a hot -journal stays
+"""
+
+
+def test_a_first_write_killed_midway_is_rolled_back_by_the_next_writer(tmp_path: Path) -> None:
+    import sys
+
+    from tests.conftest import REPO_ROOT
+
+    path = tmp_path / "memory.db"
+    path.write_bytes(b"")
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run([sys.executable, "-c", KILLED_FIRST_WRITE, str(path)], env=env)
+    assert done.returncode == 9 and sidecars(path) == ["-journal"] and path.stat().st_size > 0
+    before = file_hashes(path)
+    with pytest.raises(ReadOnlyFile) as info:  # a read-only open cannot undo it: says so
+        Store.open(str(path), readonly=True)
+    assert "-journal" in one_sentence(info.value) and "open it once read-write" in str(info.value)
+    assert file_hashes(path) == before
+    with Store.open(str(path), clock=FakeClock("2026-03-01", 1000)) as s:
+        assert s.is_new and s.recall("").facts == []  # back to the empty file it was
+        s.remember("s", "f")
+        assert s.counts().total == 1
+    assert sidecars(path) == []
