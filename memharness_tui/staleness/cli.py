@@ -112,7 +112,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    from memharness_tui.cli_text import one_line
+
+    # one line, whatever the message quotes (a path or fact text may hold a newline or ESC)
+    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
     return 2
 
 
@@ -122,9 +125,11 @@ def _factor(args: argparse.Namespace) -> float:
         return 0.5
     if not getattr(args, "downgrade", False):
         raise _UsageError("--factor only makes sense with --downgrade")
+    from memharness_tui.cli_args import number
+
     try:
-        f = float(raw)
-    except (TypeError, ValueError):
+        f = float(number(raw))  # ASCII digits only: "٠.٥" is refused, not read as 0.5
+    except (TypeError, ValueError, argparse.ArgumentTypeError):
         raise _UsageError(f"--factor must be a number in (0, 1], got {raw!r}") from None
     if not math.isfinite(f) or not 0 < f <= 1:
         raise _UsageError(f"--factor must be a number in (0, 1], got {raw!r}")
