@@ -12,7 +12,7 @@ import pytest
 from memharness_tui.store import FakeClock, RankingSettings, Store
 from memharness_tui.store.errors import InvalidInput, NotFound, QueryTooLong, translate_sqlite
 from memharness_tui.store.ranking import half_life
-from memharness_tui.store.store import MAX_QUERY_CHARS, MAX_QUERY_WORDS
+from memharness_tui.store.validation import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from tests.store.support import db_snapshot, open_store, populate
 
 AGENT = "memharness-tui/staleness"
