@@ -193,8 +193,7 @@ class Store:
         self._fresh_pending = fresh and path != ":memory:" and db is None
         self._seen: tuple[int, int] | None = None
         if db is None:
-            db = MemharnessDatabase(":memory:")
-            run_migrations(db.connection(), ":memory:")
+            db = MemharnessDatabase(":memory:", empty_schema=True)
         self._db = db
         self.Fact = bound_model(db)
 
