@@ -273,7 +273,7 @@ class Opened:
     """The result of :func:`open_database`.
 
     ``db`` is None when the file is ``fresh``: absent or an empty SQLite file. Nothing
-    is written to it until the first write (see ``create_and_write``), so a read or a
+    is written to it until the first write (``Store._write(creates=True)``), so a read or a
     refused write leaves it exactly as it was.
     """
 

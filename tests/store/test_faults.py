@@ -664,3 +664,11 @@ def test_a_fresh_store_answers_from_any_thread(tmp_path: Path) -> None:
     worker.join()
     assert seen == [0]
     store.close()
+
+
+def test_a_path_under_a_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(FolderMissing) as info:
+        Store.open(str(tmp_path / "notes.txt" / "memory.db"))
+    assert "is not a folder" in one_sentence(info.value)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
