@@ -54,8 +54,12 @@ class MemharnessDatabase(SqliteDatabase):
         readonly: bool = False,
         immutable: bool = False,
         query_only: bool = False,
+        empty_schema: bool = False,
     ) -> None:
         self.path = path
+        # ":memory:" with the schema on every connection: a fresh store's empty stand-in
+        # (Peewee opens one connection per thread, and each in-memory one starts empty).
+        self.empty_schema = empty_schema and path == ":memory:"
         self.readonly = readonly
         self.query_only = readonly and query_only
         if self.query_only:
@@ -77,6 +81,8 @@ class MemharnessDatabase(SqliteDatabase):
         if self.query_only:
             conn.execute("PRAGMA query_only = 1")
         conn.execute("PRAGMA foreign_keys = ON")
+        if self.empty_schema:
+            run_migrations(conn, ":memory:")
         # Per-connection read speed-up (recall's ~256 primary-key lookups); the file is unchanged.
         conn.execute(f"PRAGMA mmap_size = {MMAP_SIZE}")
         try:
@@ -267,7 +273,7 @@ class Opened:
     """The result of :func:`open_database`.
 
     ``db`` is None when the file is ``fresh``: absent or an empty SQLite file. Nothing
-    is written to it until the first write (see ``create_and_write``), so a read or a
+    is written to it until the first write (``Store._write(creates=True)``), so a read or a
     refused write leaves it exactly as it was.
     """
 

@@ -155,7 +155,7 @@ def _no_space_beside(path: str) -> bool:
 
     try:
         st = os.statvfs(os.path.dirname(os.path.abspath(path)) or ".")
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         return False
     return st.f_bavail * st.f_frsize < 64 * 1024
 

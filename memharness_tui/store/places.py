@@ -30,7 +30,7 @@ def why_readonly(path: str) -> str | None:
     try:
         if os.statvfs(folder).f_flag & os.ST_RDONLY:
             return "it is on a read-only file system"
-    except OSError:
+    except (OSError, AttributeError):  # no statvfs (Windows): the access checks below decide
         pass
     if not os.access(path, os.W_OK):
         return "the file is read-only"
@@ -105,7 +105,7 @@ def check_path(path: str, *, readonly: bool, create_folder: bool) -> bool:
         )
     try:
         st = os.stat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         st = None
     except OSError as exc:
         raise StoreOpenError(f"cannot look at {shown}: {exc.strerror}") from None

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from peewee import fn
+from peewee import SQL, fn
 
 from . import sql
 from .clock import Clock, SystemClock
@@ -26,9 +26,7 @@ from .db import (
 )
 from .errors import (
     InvalidInput,
-    InvalidText,
     NotFound,
-    QueryTooLong,
     ReadOnlyError,
     ReadOnlyFile,
     StoreOpenError,
@@ -42,7 +40,6 @@ from .types import (
     FACT_COLUMNS,
     FRESHNESS_FILTERS,
     FRESHNESS_VALUES,
-    KINDS,
     DiffResult,
     Fact,
     RankingSettings,
@@ -56,128 +53,24 @@ from .types import (
     SubjectSummary,
     WhyResult,
 )
+from .validation import (
+    check_confidence,
+    check_id,
+    check_importance,
+    check_kind,
+    check_pin,
+    check_positive_int,
+    check_query,
+    check_str,
+    no_surrogates,
+    require_text,
+)
 
 _NCOLS = len(FACT_COLUMNS)
 
 
 def _fact(row: Sequence[Any], score: float | None = None) -> Fact:
     return Fact(*row[:_NCOLS], score=score)
-
-
-# --- validation (SPEC §6, §10) -------------------------------------------------------
-
-
-_INT64_MAX = 2**63 - 1
-
-#: Recall's bound on the search text (ours; the reference has none and fails past ~50,000
-#: characters with "LIKE or GLOB pattern too complex"). Beyond either limit recall refuses
-#: at once with QueryTooLong instead of running: AND/OR over n phrases costs about n^1.5
-#: (1,000 words ≈ 0.8 s, 5,000 ≈ 6.6 s on 5k facts), and a 10 MB paste ran for minutes.
-#: 10,000 characters also keep the LIKE fallback's pattern (≤ 4 bytes a character) under
-#: SQLite's 50,000-byte limit.
-MAX_QUERY_CHARS = 10_000
-MAX_QUERY_WORDS = 256
-
-
-def _no_surrogates(value: str, label: str) -> str:
-    """SQLite stores UTF-8: a lone surrogate (e.g. from undecodable argv) cannot be stored."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidText(
-            f"{label} is not valid UTF-8 text (it holds undecodable bytes or a lone surrogate); "
-            "nothing was stored or searched — pass it as UTF-8"
-        ) from None
-    return value
-
-
-def _require_text(value: object, label: str) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput(f"{label} must be a non-empty string")
-    trimmed = js_trim(_no_surrogates(value, label))
-    if trimmed == "":
-        raise InvalidInput(f"{label} must be a non-empty string")
-    return trimmed
-
-
-def check_confidence(value: object) -> float:
-    """SPEC §6/§10: a real number in [0, 1] (not a bool, not a string). Public: forms use it."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or math.isnan(value)
-        or value < 0
-        or value > 1
-    ):
-        raise InvalidInput(f"confidence must be a number in [0, 1], got {value!r}")
-    return float(value)
-
-
-def check_importance(value: object) -> int:
-    """SPEC §6/§10: an integer 1..10 (5.0 counts as 5). Public: forms use it."""
-    ok = not isinstance(value, bool) and (
-        isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    )
-    if not ok or not 1 <= value <= 10:  # type: ignore[operator]
-        raise InvalidInput(f"importance must be an integer in [1, 10], got {value!r}")
-    return int(value)  # type: ignore[arg-type]
-
-
-def _check_kind(value: object) -> str:
-    if value not in KINDS:
-        raise InvalidInput(f"kind must be one of {', '.join(KINDS)}, got {value!r}")
-    return str(value)
-
-
-def _check_str(value: object, label: str) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput(f"{label} must be a string, got {value!r}")
-    return _no_surrogates(value, label)
-
-
-def _check_pin(value: object, label: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInput(f"{label} must be a string, got {value!r}")
-    trimmed = js_trim(_no_surrogates(value, label))
-    return trimmed or None
-
-
-def _check_positive_int(value: object, label: str) -> int:
-    """A positive integer; an integral float (3.0, as JSON clients send) counts, as for importance."""
-    whole = int(value) if isinstance(value, float) and value.is_integer() else value
-    if isinstance(whole, bool) or not isinstance(whole, int) or not 1 <= whole <= _INT64_MAX:
-        raise InvalidInput(f"{label} must be a positive integer, got {value!r}")
-    return whole
-
-
-def _check_id(value: object, label: str = "id") -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _INT64_MAX:
-        raise InvalidInput(f"{label} must be an integer fact id, got {value!r}")
-    return value
-
-
-def _check_query(query: object) -> str:
-    """The trimmed search text, refused (QueryTooLong) beyond MAX_QUERY_CHARS / MAX_QUERY_WORDS."""
-    if query is None:
-        return ""
-    if isinstance(query, str) and len(query) > MAX_QUERY_CHARS:
-        # Checked before anything else looks at it: a 10 MB paste is refused at once.
-        query = js_trim(query)
-        if len(query) > MAX_QUERY_CHARS:
-            raise QueryTooLong(
-                f"the search text is too long ({len(query):,} characters; recall takes at most "
-                f"{MAX_QUERY_CHARS:,}) — search for a few distinctive words instead"
-            )
-    text = js_trim(_check_str(query, "query"))
-    words = len(js_split(text))
-    if words > MAX_QUERY_WORDS:
-        raise QueryTooLong(
-            f"the search text has {words:,} words (recall takes at most {MAX_QUERY_WORDS}) — "
-            "search for a few distinctive words instead"
-        )
-    return text
 
 
 def _fts_phrases(query: str) -> list[str]:
@@ -300,8 +193,7 @@ class Store:
         self._fresh_pending = fresh and path != ":memory:" and db is None
         self._seen: tuple[int, int] | None = None
         if db is None:
-            db = MemharnessDatabase(":memory:")
-            run_migrations(db.connection(), ":memory:")
+            db = MemharnessDatabase(":memory:", empty_schema=True)
         self._db = db
         self.Fact = bound_model(db)
 
@@ -473,16 +365,16 @@ class Store:
     ) -> tuple[int, str]:
         """Record a new belief. Returns (id, tx_at)."""
         self._writable()
-        subject = _require_text(subject, "subject")
-        fact = _require_text(fact, "fact")
+        subject = require_text(subject, "subject")
+        fact = require_text(fact, "fact")
         confidence = check_confidence(confidence)
         importance = check_importance(importance)
-        kind = _check_kind(kind)
-        predicate = js_trim(_check_str(predicate, "predicate"))
-        source_ref = _check_str(source_ref, "source_ref")
-        source_agent = _check_str(source_agent, "source_agent")
-        source_commit = _check_pin(source_commit, "source_commit")
-        source_path = _check_pin(source_path, "source_path")
+        kind = check_kind(kind)
+        predicate = js_trim(check_str(predicate, "predicate"))
+        source_ref = check_str(source_ref, "source_ref")
+        source_agent = check_str(source_agent, "source_agent")
+        source_commit = check_pin(source_commit, "source_commit")
+        source_path = check_pin(source_path, "source_path")
         tx_at = self.clock.now()
         vf = normalize_iso(valid_from, "valid_from") if valid_from is not None else tx_at
         with self._write(creates=True) as conn:
@@ -520,13 +412,13 @@ class Store:
     ) -> tuple[int, int, str]:
         """Supersede ``old_id`` with a corrected fact, in one transaction. Returns (old, new, tx_at)."""
         self._writable()
-        new_fact = _require_text(new_fact, "new_fact")
+        new_fact = require_text(new_fact, "new_fact")
         confidence = check_confidence(confidence)
-        old_id = _check_id(old_id, "old_id")
-        source_ref = _check_str(source_ref, "source_ref")
-        source_agent = _check_str(source_agent, "source_agent")
-        source_commit = _check_pin(source_commit, "source_commit")
-        source_path = _check_pin(source_path, "source_path")
+        old_id = check_id(old_id, "old_id")
+        source_ref = check_str(source_ref, "source_ref")
+        source_agent = check_str(source_agent, "source_agent")
+        source_commit = check_pin(source_commit, "source_commit")
+        source_path = check_pin(source_path, "source_path")
         with self._write() as conn:
             old, new_id, tx_at = self._supersede(
                 conn,
@@ -572,7 +464,7 @@ class Store:
                 f"re-check your correction against it, then revise #{head.id} if still needed"
             )
         imp = check_importance(importance) if importance is not None else old.importance
-        knd = _check_kind(kind) if kind is not None else old.kind
+        knd = check_kind(kind) if kind is not None else old.kind
         tx_at = self.clock.now()
         vf = tx_at
         if valid_from is not None:
@@ -627,20 +519,20 @@ class Store:
         verdict. Errors are revise's: NotFound, or InvalidInput when already superseded.
         """
         self._writable()
-        fid = _check_id(fact_id, "fact_id")
+        fid = check_id(fact_id, "fact_id")
         if (
             isinstance(factor, bool)
             or not isinstance(factor, int | float)
             or not 0 <= factor <= 1  # also refuses NaN
         ):
             raise InvalidInput(f"factor must be a number in [0, 1], got {factor!r}")
-        source_agent = _check_str(source_agent, "source_agent")
+        source_agent = check_str(source_agent, "source_agent")
         if freshness is not INHERIT and freshness is not None and freshness not in FRESHNESS_VALUES:
             raise InvalidInput(
                 f"freshness must be one of {', '.join(FRESHNESS_VALUES)}, got {freshness!r}"
             )
         if checked_head is not None:
-            checked_head = _check_str(checked_head, "checked_head")
+            checked_head = check_str(checked_head, "checked_head")
         with self._write() as conn:
             row = conn.execute(sql.GET_FACT, (fid,)).fetchone()
             if row is None:
@@ -651,14 +543,14 @@ class Store:
             old, new_id, tx_at = self._supersede(
                 conn,
                 fid,
-                _require_text(cur.fact, "fact"),
+                require_text(cur.fact, "fact"),
                 confidence=check_confidence(cur.confidence * factor),
                 importance=None,
                 kind=None,
                 source_ref=cur.source_ref,
                 source_agent=source_agent,
-                source_commit=_check_pin(commit, "source_commit"),
-                source_path=_check_pin(path, "source_path"),
+                source_commit=check_pin(commit, "source_commit"),
+                source_path=check_pin(path, "source_path"),
                 valid_from=None,
             )
             verdict = old.freshness if freshness is INHERIT else freshness
@@ -685,12 +577,12 @@ class Store:
         self._writable()
         ts = self.clock.now()
         if fact_id is not None:
-            fid = _check_id(fact_id, "fact_id")
+            fid = check_id(fact_id, "fact_id")
             stmt, params = sql.RETRACT_BY_ID, {"ts": ts, "id": fid}
         elif source_ref is not None:
             if not isinstance(source_ref, str):
                 raise InvalidInput(f"source_ref must be a string, got {source_ref!r}")
-            ref = js_trim(_no_surrogates(source_ref, "source_ref"))
+            ref = js_trim(no_surrogates(source_ref, "source_ref"))
             if ref == "":
                 raise InvalidInput("source_ref must be non-empty (refusing to retract everything)")
             stmt, params = sql.RETRACT_BY_SOURCE_REF, {"ts": ts, "source_ref": ref}
@@ -716,11 +608,11 @@ class Store:
         reinforce: bool = False,
     ) -> RecallResult:
         """The agent's view (SPEC §7), ranked in SQL. Never writes unless ``reinforce``."""
-        query = _check_query(query)
-        subject = js_trim(_check_str(subject if subject is not None else "", "subject"))
-        limit = _check_positive_int(limit, "limit")
+        query = check_query(query)
+        subject = js_trim(check_str(subject if subject is not None else "", "subject"))
+        limit = check_positive_int(limit, "limit")
         if max_tokens is not None:
-            max_tokens = _check_positive_int(max_tokens, "max_tokens")
+            max_tokens = check_positive_int(max_tokens, "max_tokens")
         if freshness is not None and freshness not in FRESHNESS_FILTERS:
             raise InvalidInput(
                 f"freshness must be one of {', '.join(FRESHNESS_FILTERS)}, got {freshness!r}"
@@ -728,7 +620,7 @@ class Store:
         if reinforce:
             self._writable()
         asof = normalize_iso(as_of, "as_of") if as_of is not None else None
-        knd = _check_kind(kind) if kind is not None else None
+        knd = check_kind(kind) if kind is not None else None
 
         r = self.ranking
         filters = [sql.AS_OF_FILTER if asof is not None else sql.CURRENT_FILTER]
@@ -805,7 +697,7 @@ class Store:
 
     @_guarded(writing=False)
     def get(self, fact_id: int) -> Fact:
-        fid = _check_id(fact_id)
+        fid = check_id(fact_id)
         row = self.conn.execute(sql.GET_FACT, (fid,)).fetchone()
         if row is None:
             raise NotFound(f"no fact #{fid}")
@@ -832,7 +724,7 @@ class Store:
     def diff(self, since: str, subject: str | None = None) -> DiffResult:
         """What was learned, revised (by world time) and retracted since ``since``."""
         since_ts = normalize_iso(since, "since")
-        subj = js_trim(_check_str(subject, "subject")) if subject is not None else ""
+        subj = js_trim(check_str(subject, "subject")) if subject is not None else ""
         params = {"since": since_ts, "subject": subj or None}
         conn = self.conn
         learned = [_fact(r) for r in conn.execute(sql.DIFF_LEARNED, params)]
@@ -945,9 +837,11 @@ class Store:
         belief, t = self._belief_clause(as_of)
         cond: Any = True
         if subject is not None:
-            cond = F.subject == _check_str(subject, "subject")
+            cond = F.subject == check_str(subject, "subject")
         if ids is not None:
-            cond = cond & F.id.in_(list(ids))
+            # One JSON parameter, not one per id: SQLite allows at most 32,766 variables.
+            wanted = json.dumps([check_id(i) for i in ids])
+            cond = cond & F.id.in_(SQL("(SELECT value FROM json_each(?))", [wanted]))
         if freshness == "unchecked":
             cond = cond & F.freshness.is_null()
         elif freshness is not None:
@@ -981,7 +875,7 @@ class Store:
                 raise InvalidInput(f"freshness must be stale or unresolved, got {w!r}")
         cond = F.freshness.in_(wanted) & F.superseded_by.is_null() & F.retracted_at.is_null()
         if subject:
-            cond = cond & (F.subject == _check_str(subject, "subject"))
+            cond = cond & (F.subject == check_str(subject, "subject"))
         fields = [getattr(F, c) for c in FACT_COLUMNS]
         query = F.select(*fields).where(cond).order_by(F.id)
         if limit is not None:
@@ -993,14 +887,14 @@ class Store:
     @_guarded(writing=False)
     def staleness_targets(self, limit: int, after_id: int = 0) -> list[StalenessTarget]:
         """Live pinned rows with id > after_id, oldest first (keyset paging: each row once)."""
-        limit = _check_positive_int(limit, "limit")
+        limit = check_positive_int(limit, "limit")
         rows = self.conn.execute(sql.STALENESS_TARGETS, {"limit": limit, "after_id": after_id})
         return [StalenessTarget(*r) for r in rows]
 
     @_guarded(writing=False)
     def backfill_candidates(self, limit: int, after_id: int = 0) -> list[StalenessTarget]:
         """Live unpinned rows with a non-empty source_ref (the pass parses them for a pin)."""
-        limit = _check_positive_int(limit, "limit")
+        limit = check_positive_int(limit, "limit")
         rows = self.conn.execute(sql.BACKFILL_CANDIDATES, {"limit": limit, "after_id": after_id})
         return [StalenessTarget(*r) for r in rows]
 
@@ -1049,10 +943,10 @@ class Store:
                 checked_at = stamps[u.checked_at] = normalize_iso(u.checked_at, "checked_at")
             params.append(
                 {
-                    "id": _check_id(u.id),
+                    "id": check_id(u.id),
                     "freshness": u.freshness,
                     "checked_at": checked_at,
-                    "checked_head": _check_str(u.checked_head, "checked_head"),
+                    "checked_head": check_str(u.checked_head, "checked_head"),
                     "source_commit": u.source_commit,
                     "source_path": u.source_path,
                 }

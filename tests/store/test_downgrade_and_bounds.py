@@ -12,7 +12,7 @@ import pytest
 from memharness_tui.store import FakeClock, RankingSettings, Store
 from memharness_tui.store.errors import InvalidInput, NotFound, QueryTooLong, translate_sqlite
 from memharness_tui.store.ranking import half_life
-from memharness_tui.store.store import MAX_QUERY_CHARS, MAX_QUERY_WORDS
+from memharness_tui.store.validation import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from tests.store.support import db_snapshot, open_store, populate
 
 AGENT = "memharness-tui/staleness"
@@ -192,3 +192,13 @@ def test_is_new_tells_a_new_store_from_an_existing_one(tmp_path: Path) -> None:
         s.remember("s", "f")
     with Store.open(str(tmp_path / "m.db")) as s:
         assert not s.is_new
+
+
+def test_list_facts_takes_more_ids_than_sqlite_has_variables(store: Store) -> None:
+    """A "mark all" over a 30k-row flagged table must not hit SQLite's 32,766-variable limit."""
+    ids = list(range(1, 40_001))
+    rows = store.list_facts(ids=ids, include_history=True, limit=100)
+    assert sorted(f.id for f in rows) == [1, 2, 3, 4, 5, 6]
+    assert [f.id for f in store.list_facts(ids=[5, 2], include_history=True)] == [
+        f.id for f in store.list_facts(include_history=True) if f.id in (2, 5)
+    ]

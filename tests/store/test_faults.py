@@ -651,3 +651,24 @@ def test_a_first_write_killed_midway_is_rolled_back_by_the_next_writer(tmp_path:
         s.remember("s", "f")
         assert s.counts().total == 1
     assert sidecars(path) == []
+
+
+def test_a_fresh_store_answers_from_any_thread(tmp_path: Path) -> None:
+    """Peewee opens a connection per thread; the empty stand-in has the schema on each."""
+    import threading
+
+    store = Store.open(str(tmp_path / "memory.db"))
+    seen: list[object] = []
+    worker = threading.Thread(target=lambda: seen.append(store.counts().total))
+    worker.start()
+    worker.join()
+    assert seen == [0]
+    store.close()
+
+
+def test_a_path_under_a_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(FolderMissing) as info:
+        Store.open(str(tmp_path / "notes.txt" / "memory.db"))
+    assert "is not a folder" in one_sentence(info.value)
+    assert (tmp_path / "notes.txt").read_text() == "mine"
