@@ -125,8 +125,20 @@ def freshness_badge(app: object, freshness: str | None, pinned: bool) -> Text:
     return Text(label, style=f"bold {theme_color(app, colour, _FALLBACK[colour])}")
 
 
-def status_label(fact: object) -> tuple[str, str]:
-    """(label, style) saying whether a row is current, superseded or retracted."""
+def status_label(fact: object, as_of: str | None = None) -> tuple[str, str]:
+    """(label, style) saying whether a row is current, superseded or retracted — at ``as_of``
+    when given (a revision or retraction made after then does not count yet)."""
+    if as_of is not None:
+        if believed_at(fact, as_of):
+            return ("current then", "")
+        retracted = getattr(fact, "retracted_at", None)
+        if retracted and retracted <= as_of:
+            return ("retracted", "dim italic")
+        valid_to = getattr(fact, "valid_to", None)
+        if valid_to and valid_to <= as_of:
+            sup = getattr(fact, "superseded_by", None)
+            return ((f"superseded → #{sup}" if sup is not None else "ended"), "dim italic")
+        return ("not yet believed", "dim italic")
     if getattr(fact, "retracted_at", None):
         return ("retracted", "dim italic")
     sup = getattr(fact, "superseded_by", None)

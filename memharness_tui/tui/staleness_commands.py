@@ -46,12 +46,11 @@ async def _fact_action(app: Any, verb: str, fact_id: int) -> None:
         retract(app, fact_id)
         return
     try:
-        fact = await app.gateway.call(lambda s: s.get(fact_id))
+        fact = await app.service.get(fact_id)
     except Exception as exc:  # noqa: BLE001 - unknown id etc.: the app's one error handler
         app.report_error(exc)
         return
-    dash = dashboard(app)
-    revise(app, fact, dash.repos if dash is not None else [])
+    revise(app, fact, list(app.repos), factor=app.options.factor)
 
 
 def _start_fact_action(app: Any, verb: str, fact_id: int) -> None:

@@ -412,7 +412,7 @@ async def test_readonly_file_opens_readonly_with_banner(sample, config_dir):
 
 
 async def test_unwritable_file_is_detected_as_readonly(sample, monkeypatch, config_dir):
-    import memharness_tui.tui.data as data
+    import memharness_tui.tui.services.gateway as data
 
     store, info = sample
     store.close()

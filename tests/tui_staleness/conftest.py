@@ -11,7 +11,10 @@ import pytest
 
 from memharness_tui.store import FakeClock, Store
 from memharness_tui.tui.app import MemharnessApp
-from memharness_tui.tui.widgets.dashboard import StalenessDashboard, StalenessOptions
+from memharness_tui.tui.state import StalenessOptions
+from memharness_tui.tui.widgets.dashboard import StalenessDashboard
+
+from ..tui.conftest import opener_for
 
 from .helpers import APP_NOW, CLOCK_START, FakeTimer, Shop, build_repo, shop_facts
 
@@ -32,7 +35,7 @@ class Env:
 
     def app(self, *, batch_size: int = 2, repos: list[str] | None = None,
             throttle: Any = None, store: Store | None = None) -> MemharnessApp:
-        app = MemharnessApp(store or self.store, now=APP_NOW, cursor_blink=False,
+        app = MemharnessApp(opener_for(store or self.store), now=APP_NOW, cursor_blink=False,
                             search_debounce=0, config_dir=self.root / "config")
         app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
             clock=self.clock, timer=FakeTimer(), batch_size=batch_size,

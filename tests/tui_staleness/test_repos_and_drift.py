@@ -16,10 +16,12 @@ def test_repos_default_to_the_repo_around_cwd_and_are_remembered(env: Env) -> No
     assert default_repos(inside) == [str(env.shop.path)]
     assert load_repos(cfg, cwd=inside) == [str(env.shop.path)]  # nothing saved yet
     assert load_repos(cfg, cwd=env.root) == []  # not in a repo: no default
-    save_repos(["/a", "/b", "/a"], cfg)
-    assert load_repos(cfg, cwd=inside) == ["/a", "/b"]
+    save_repos(["/a", "/b", "/a"], cfg, db=env.db)
+    assert load_repos(cfg, db=env.db, cwd=inside) == ["/a", "/b"]
+    # saved per database: another database still gets its own default
+    assert load_repos(cfg, db=env.root / "other.db", cwd=inside) == [str(env.shop.path)]
     (cfg / REPOS_FILE).write_text("{not json")
-    assert load_repos(cfg, cwd=inside) == [str(env.shop.path)]
+    assert load_repos(cfg, db=env.db, cwd=inside) == [str(env.shop.path)]
 
 
 async def test_repos_modal_checks_paths_and_saves_the_list(env: Env) -> None:
@@ -27,7 +29,7 @@ async def test_repos_modal_checks_paths_and_saves_the_list(env: Env) -> None:
     app.staleness_options.repos = None  # use the saved list (empty config: the cwd default)
     async with app.run_test(size=(120, 36)) as pilot:
         dash = await ready(pilot)
-        assert dash.repos == []  # the cwd (tmp root) is not a repo
+        assert list(dash.repos) == []  # the cwd (tmp root) is not a repo
         assert "press g to add one" in dash.query_one("#dash-repos", Static).render().plain
         await pilot.press("g")
         await settle(pilot)
@@ -44,8 +46,8 @@ async def test_repos_modal_checks_paths_and_saves_the_list(env: Env) -> None:
         assert screen.repos == [str(env.shop.path)]
         await pilot.press("escape")
         await settle(pilot)
-        assert dash.repos == [str(env.shop.path)]
-        assert load_repos(env.root / "config") == [str(env.shop.path)]
+        assert list(dash.repos) == [str(env.shop.path)]
+        assert load_repos(env.root / "config", db=env.db) == [str(env.shop.path)]
         # and removing it again
         await pilot.press("g")
         await settle(pilot)
@@ -54,8 +56,8 @@ async def test_repos_modal_checks_paths_and_saves_the_list(env: Env) -> None:
         await pilot.press("down", "x")
         await pilot.press("escape")
         await settle(pilot)
-        assert dash.repos == []
-        assert load_repos(env.root / "config") == []
+        assert list(dash.repos) == []
+        assert load_repos(env.root / "config", db=env.db) == []
 
 
 async def test_drift_is_computed_lazily_for_the_rows_on_screen(env: Env) -> None:

@@ -28,8 +28,6 @@ from memharness_tui.tui.editing import (
     parse_pin_commit,
     parse_pin_path,
     parse_valid_from,
-    write_new_fact,
-    write_rewrite,
 )
 from memharness_tui.tui.render import clean, fact_heading, safe
 
@@ -131,12 +129,6 @@ class FactFormScreen(ModalScreen[int | None]):
         return TextArea(value, id="form-fact", soft_wrap=True, compact=True,
                         show_line_numbers=False, tab_behavior="focus",
                         placeholder="what is true (required; Tab leaves this box)")
-
-    def on_mount(self) -> None:
-        self.mapp.settle_inputs(self)
-        if not getattr(self.mapp, "cursor_blink", True):
-            for area in self.query(TextArea):
-                area.cursor_blink = False
 
     # ----- values ---------------------------------------------------------------------
     def value(self, name: str) -> str:
@@ -288,7 +280,7 @@ class NewFactScreen(FactFormScreen):
         )
 
     async def write(self, values: FactValues) -> int:
-        new_id = await write_new_fact(self.mapp, values, self.repos)
+        new_id, _ = await self.mapp.service.new_fact(values, self.repos)
         self.mapp.notify(f"Remembered #{new_id}", title="new fact", timeout=4)
         return new_id
 
@@ -341,7 +333,7 @@ class ReviseFormScreen(FactFormScreen):
                           source_path=path)
 
     async def write(self, values: FactValues) -> int:
-        new_id, judged = await write_rewrite(self.mapp, self.fact.id, values, self.repos)
+        new_id, judged = await self.mapp.service.rewrite(self.fact.id, values, self.repos)
         self.judged = judged
         verdict = f" — checked: {judged.freshness}" if judged is not None else ""
         self.mapp.notify(f"Revised #{self.fact.id} → #{new_id}{verdict}", title="rewrite",

@@ -43,9 +43,6 @@ class TimeTravelModal(ModalScreen[str | None]):
                 yield Button("Back to now", id="asof-now")
                 yield Button("Cancel", id="asof-cancel")
 
-    def on_mount(self) -> None:
-        cast("MemharnessApp", self.app).settle_inputs(self)
-
     @on(Input.Submitted, "#asof-input")
     @on(Button.Pressed, "#asof-go")
     def _go(self) -> None:

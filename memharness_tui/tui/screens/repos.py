@@ -6,7 +6,7 @@ Dismisses with the new list (saved by the caller) or None when nothing changed.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -21,7 +21,7 @@ from memharness_tui.tui.render import clean
 from memharness_tui.tui.repos import display_path, work_tree
 
 if TYPE_CHECKING:
-    from memharness_tui.tui.app import MemharnessApp
+    pass
 
 
 def check_repo(path: str) -> tuple[str | None, str | None]:
@@ -72,7 +72,6 @@ class ReposScreen(ModalScreen[list[str] | None]):
                          "Esc done (remembered for next time)", id="repos-help")
 
     def on_mount(self) -> None:
-        cast("MemharnessApp", self.app).settle_inputs(self)
         self._fill()
 
     def _fill(self) -> None:

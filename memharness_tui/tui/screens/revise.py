@@ -18,17 +18,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from memharness_tui.tui.editing import (
-    DEFAULT_FACTOR,
-    GitView,
-    Judged,
-    downgrade_many,
-    is_readonly,
-    repin_ref,
-    still_true_many,
-    write_retract,
-)
+from memharness_tui.tui.editing import DEFAULT_FACTOR, is_readonly, repin_ref
 from memharness_tui.tui.render import clean, fact_heading, freshness_badge, safe, theme_color
+from memharness_tui.tui.services.git import Judged, revise_picture
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 
 if TYPE_CHECKING:
@@ -146,20 +138,10 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
     @work(exclusive=True, group="revise-git", exit_on_error=False)
     async def _load_git(self) -> None:
         f = self.fact
-
-        def gather() -> tuple[Judged | None, Drift | None, str | None, list[str]]:
-            view = GitView(self.repos)
-            if not view or not f.source_commit:
-                return None, None, None, view.errors
-            judged = view.judge(f.source_commit, f.source_path)
-            if judged is None or not judged.resolved:
-                return judged, None, None, view.errors
-            drift = view.drift(f.source_commit, f.source_path, judged.repo)
-            diff = view.diff(f.source_commit, f.source_path, judged.repo)
-            return judged, drift, diff, view.errors
-
         try:
-            self.judged, self.drift, self.diff, self.git_errors = await asyncio.to_thread(gather)
+            pic = await revise_picture(self.repos, f.source_commit, f.source_path)
+            self.judged, self.drift, self.diff, self.git_errors = (pic.judged, pic.drift,
+                                                                   pic.diff, pic.errors)
         finally:
             self.git_ready.set()
         self._show_pin()
@@ -254,7 +236,7 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         f = self.fact
 
         async def go() -> None:
-            result = await still_true_many(self.mapp, [f], self.repos)
+            result = await self.mapp.service.still_true([f], self.repos)
             if result.changed:
                 self.mapp.notify(result.summary("Re-verified at HEAD:"), title="still true",
                                  timeout=5)
@@ -275,7 +257,7 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
 
         async def go() -> None:
             head = self.judged.head if self.judged is not None else None
-            result = await downgrade_many(self.mapp, [f], self.factor, head=head)
+            result = await self.mapp.service.downgrade([f], self.factor, head)
             self.mapp.notify(result.summary("Downgraded"), title="downgrade",
                              severity="information" if result.changed else "warning", timeout=5)
             if result.changed:
@@ -292,7 +274,7 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         f = self.fact
 
         async def go() -> None:
-            ids = await write_retract(self.mapp, f.id)
+            ids = await self.mapp.service.retract(f.id)
             self.mapp.notify(f"Retracted #{f.id}" if ids else f"#{f.id} was already retracted",
                              title="retract", timeout=4)
             self.dismiss("retracted")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,22 +27,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, ProgressBar, RichLog, Static
 from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
 from textual.worker import get_current_worker
 
-from memharness_tui.tui.editing import (
-    DEFAULT_FACTOR,
-    GitView,
-    Judged,
-    downgrade_many,
-    is_readonly,
-    still_true_many,
-)
 from memharness_tui.tui.messages import OpenFact, StoreChanged
-from memharness_tui.tui.render import cell, clean, freshness_badge, safe, theme_color
-from memharness_tui.tui.repos import display_path, load_repos, save_repos
+from memharness_tui.tui.render import believed_at, cell, clean, freshness_badge, safe, theme_color
+from memharness_tui.tui.repos import display_path
+from memharness_tui.tui.services.git import GitView, Judged, judge_facts
+from memharness_tui.tui.state import StalenessOptions
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 
 if TYPE_CHECKING:
@@ -63,21 +58,8 @@ VERDICT_FILTERS = (None, "stale", "unresolved")
 FLAGGED_COLUMNS = (("mark", " "), ("id", "ID"), ("verdict", "Verdict"), ("fact", "Fact"),
                    ("reason", "Reason"), ("drift", "Drift"), ("pin", "Pin"),
                    ("subject", "Subject"), ("repo", "Repo"))
+WRITE_ACTIONS = {"bulk_still_true", "bulk_downgrade", "retract", "new_fact"}
 NARROW = 110  # below this width, fact and reason cells are cut shorter
-
-
-@dataclass
-class StalenessOptions:
-    """Knobs for the dashboard; tests set ``app.staleness_options`` to freeze time and pace."""
-
-    clock: Any = None  # the pass's store clock (None: the system clock)
-    timer: Callable[[], float] = time.perf_counter  # elapsed and rate
-    batch_size: int = 200
-    factor: float = DEFAULT_FACTOR
-    repos: list[str] | None = None  # None: the saved list (default: the repo around cwd)
-    cwd: str | None = None  # for the default repo and short display paths
-    throttle: Callable[[PassProgress], None] | None = None  # called in the pass thread per event
-    drift_delay: float = 0.15  # debounce before computing drift for rows on screen
 
 
 def options_for(app: Any) -> StalenessOptions:
@@ -189,9 +171,13 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     }
     """
 
+    as_of: reactive[str | None] = reactive(None, init=False)
+    store_revision: reactive[int] = reactive(0, init=False)
+    readonly: reactive[bool] = reactive(False, init=False)
+    repos: reactive[tuple[str, ...]] = reactive((), init=False)
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.repos: list[str] = []
         self.check_only = False
         self.state: PassState | None = None
         self._runs = 0
@@ -203,7 +189,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.marked: set[int] = set()
         self.verdict_filter: str | None = None
         self.repo_filter: str | None = None
-        self.pass_reasons: dict[int, str] = {}
         self.progress_seen: list[tuple[int, int]] = []  # (checked, total) as shown, in order
         self.last_summary: str | None = None
         self.last_error: str | None = None
@@ -252,21 +237,40 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                       auto_scroll=True)
 
     def on_mount(self) -> None:
-        opts = self.options
-        self.repos = list(opts.repos) if opts.repos is not None else load_repos(
-            self.mapp.config_dir, cwd=opts.cwd)
         table = self.query_one("#flagged-table", DataTable)
         self._add_columns(table)
         self.watch(table, "scroll_y", self._scrolled, init=False)
-        if self.mapp.reason_provider is None:
-            self.mapp.reason_provider = self.reason_for
-        if not getattr(self.mapp, "cursor_blink", True):
-            self.query_one("#flagged-filter", Input).cursor_blink = False
         self._show_repos()
         self._show_idle()
         self.log_line(Text("s start a pass · Enter revise · Space mark, then y still true / "
                            "w downgrade · ? all keys", style="dim"))
         self.reload()
+
+    # ----- state from above --------------------------------------------------------------
+    def watch_repos(self) -> None:
+        self._show_repos()
+        self.reload()
+
+    def watch_readonly(self) -> None:
+        self._show_repos()
+
+    def watch_as_of(self) -> None:
+        if self._loaded:
+            self._fill()
+
+    def watch_store_revision(self) -> None:
+        if not self.running:  # a pass reloads once at its end
+            self.invalidate()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in WRITE_ACTIONS and self.readonly:
+            return None  # shown disabled in the footer
+        return True
+
+    @property
+    def pass_reasons(self) -> dict[int, str]:
+        """Why each fact got its verdict in this session (kept on the app's session)."""
+        return self.mapp.session.reasons
 
     # ----- small displays -----------------------------------------------------------------
     def short(self, repo: str) -> str:
@@ -285,7 +289,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         t.append("  ·  check-only ", style="dim")
         t.append("on" if self.check_only else "off", style="bold" if self.check_only else "dim")
         t.append(" (k)", style="dim")
-        if is_readonly(self.mapp):
+        if self.readonly:
             t.append("  ·  read-only store: passes only check", style="bold")
         self.query_one("#dash-repos", Static).update(t)
 
@@ -344,7 +348,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             self._fail_now("an in-memory database cannot be checked by a pass")
             return False
         check_only = self.check_only
-        if is_readonly(self.mapp) and not check_only:
+        if self.readonly and not check_only:
             check_only = True
             self.mapp.notify("Read-only store: running check-only (nothing will be written).",
                              severity="warning", timeout=4)
@@ -355,7 +359,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.state = PassState(self._runs, spass, opts.timer(), check_only)
         self.progress_seen = []
         self.last_error = None
-        self.pass_reasons = {}
+        self.mapp.session.new_pass()
         bar = self.query_one("#dash-progress", ProgressBar)
         bar.update(total=1, progress=0)
         self.query_one("#dash-counters", Static).update(Text("starting…", style="dim"))
@@ -374,15 +378,12 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         st = self.state
         if st is None or st.stepper is None or st.done:
             return False
-        from memharness_tui.staleness.git import RepoError
-        from memharness_tui.store.errors import MemharnessError
-
         try:
             event = next(st.stepper)
         except StopIteration:
             return False
-        except (RepoError, MemharnessError, OSError, ValueError) as exc:
-            self._failed(st, _message(exc))
+        except Exception as exc:  # noqa: BLE001 - any failure ends the pass and says why
+            self._failed(st, _pass_error(exc))
             return False
         with st.lock:
             st.buffer.extend(event.verdicts)
@@ -391,9 +392,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     @work(thread=True, exclusive=True, group="staleness", exit_on_error=False)
     def _run_pass(self, st: PassState) -> None:
-        from memharness_tui.staleness.git import RepoError
-        from memharness_tui.store.errors import MemharnessError
-
         worker = get_current_worker()
         throttle = self.options.throttle
         last_post = 0.0
@@ -412,8 +410,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                     throttle(event)
                 else:
                     time.sleep(PASS_YIELD)  # hand the GIL to the UI between batches
-        except (RepoError, MemharnessError, OSError, ValueError) as exc:
-            self.post_message(PassFailed(st.run, _message(exc)))
+        except Exception as exc:  # noqa: BLE001 - any failure ends the pass and says why
+            self.post_message(PassFailed(st.run, _pass_error(exc)))
 
     def on_pass_progressed(self, message: PassProgressed) -> None:
         st = self.state
@@ -431,8 +429,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             verdicts, st.buffer = st.buffer, []
         st.last = ev
         st.elapsed = max(0.0, self.options.timer() - st.started)
-        for v in verdicts:
-            self.pass_reasons[v.fact_id] = v.reason
+        self.mapp.session.note({v.fact_id: v.reason for v in verdicts})
         self._log_verdicts(verdicts)
         bar = self.query_one("#dash-progress", ProgressBar)
         bar.update(total=max(ev.total, 1), progress=ev.checked if ev.total else 1)
@@ -555,17 +552,10 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         from memharness_tui.tui.screens.repos import ReposScreen
 
         def chosen(repos: list[str] | None) -> None:
-            if repos is None:
-                return
-            self.repos = repos
-            try:
-                save_repos(repos, self.mapp.config_dir)
-            except OSError as exc:
-                self.mapp.notify(f"Repos changed but not saved: {exc}", severity="warning")
-            self._show_repos()
-            self.reload()
+            if repos is not None:
+                self.mapp.choose_repos(repos)  # comes back down as ``repos``
 
-        self.app.push_screen(ReposScreen(self.repos), chosen)
+        self.app.push_screen(ReposScreen(list(self.repos)), chosen)
 
     # ----- flagged facts ------------------------------------------------------------------
     def reload(self) -> None:
@@ -588,31 +578,10 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
     async def _load_flagged(self) -> None:
-        import asyncio
-
-        verdict = self.verdict_filter
-
-        def read(s: Any) -> tuple[list[Any], int]:
-            rows = s.flagged(freshness=verdict, limit=FLAGGED_LIMIT)
-            if len(rows) < FLAGGED_LIMIT:
-                return rows, len(rows)
-            c = s.counts()  # more than we load: say how many there are
-            n = {"stale": c.stale, "unresolved": c.unresolved}.get(verdict or "",
-                                                                  c.stale + c.unresolved)
-            return rows, max(len(rows), n)
-
-        facts, total = await self.mapp.gateway.call(read)
-        repos = list(self.repos)
-
-        def judge_all() -> dict[int, Judged | None]:
-            view = GitView(repos)
-            out: dict[int, Judged | None] = {}
-            for f in facts:
-                out[f.id] = view.judge(f.source_commit, f.source_path) if (
-                    view and f.source_commit) else None
-            return out
-
-        judged = await asyncio.to_thread(judge_all)
+        page = await self.mapp.service.flagged(self.verdict_filter, FLAGGED_LIMIT)
+        facts, total = page.facts, page.total
+        judged = await judge_facts(list(self.repos), facts)
+        self.mapp.session.note_seen({fid: j.reason for fid, j in judged.items() if j is not None})
         old = self.rows
         self.rows = {}
         for f in facts:
@@ -634,6 +603,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         needle = self.query_one("#flagged-filter", Input).value.strip().casefold()
         out = []
         for f in self.flagged:
+            if self.as_of and not believed_at(f, self.as_of):
+                continue  # learned (or no longer believed) after the time-travel date
             if self.verdict_filter and f.freshness != self.verdict_filter:
                 continue
             if needle and needle not in f.subject.casefold():
@@ -845,19 +816,12 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         f = self.current_fact()
         return [f] if f is not None else []
 
-    def _readonly_refusal(self) -> bool:
-        if is_readonly(self.mapp):
-            self.mapp.notify("This database is open read-only; nothing was written.",
-                             title="read only", severity="warning", timeout=5)
-            return True
-        return False
-
     def action_revise(self) -> None:
         from memharness_tui.tui.editing import revise
 
         f = self.current_fact()
         if f is not None:
-            revise(self.mapp, f, self.repos, factor=self.options.factor)
+            revise(self.mapp, f, list(self.repos), factor=self.options.factor)
 
     def action_open_detail(self) -> None:
         f = self.current_fact()
@@ -868,7 +832,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         from memharness_tui.tui.editing import new_fact
 
         f = self.current_fact()
-        new_fact(self.mapp, subject=f.subject if f is not None else "", repos=self.repos)
+        new_fact(self.mapp, subject=f.subject if f is not None else "", repos=list(self.repos))
 
     def action_retract(self) -> None:
         from memharness_tui.tui.editing import retract
@@ -886,8 +850,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def _bulk(self, kind: str) -> None:
         from memharness_tui.tui.screens.confirm import ConfirmScreen
 
-        if self._readonly_refusal():
-            return
         facts = self.targets()
         if not facts:
             return
@@ -910,10 +872,10 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                 return
             try:
                 if kind == "still_true":
-                    result = await still_true_many(self.mapp, facts, self.repos)
+                    result = await self.mapp.service.still_true(facts, list(self.repos))
                     verb = "Re-verified at HEAD:"
                 else:
-                    result = await downgrade_many(self.mapp, facts, factor)
+                    result = await self.mapp.service.downgrade(facts, factor)
                     verb = "Downgraded"
             except Exception as exc:  # noqa: BLE001 - the app's one error handler shows it
                 self.mapp.report_error(exc)
@@ -931,15 +893,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         event.stop()
         self.action_revise()
 
-    # ----- the app's reason seam ----------------------------------------------------------
-    def reason_for(self, fact: Any) -> str | None:
-        """Why a fact has its verdict, from this session's pass or the flagged list (no git)."""
-        reason = self.pass_reasons.get(fact.id)
-        if reason is not None:
-            return reason
-        info = self.rows.get(fact.id)
-        return info.judged.reason if info is not None and info.judged is not None else None
-
 
 def _same_place(a: Judged | None, b: Judged | None) -> bool:
     return a is not None and b is not None and a.repo == b.repo and a.head == b.head
@@ -948,4 +901,13 @@ def _same_place(a: Judged | None, b: Judged | None) -> bool:
 def _message(exc: BaseException) -> str:
     text = getattr(exc, "message", None) or str(exc).strip()
     return text or type(exc).__name__
+
+
+def _pass_error(exc: BaseException) -> str:
+    """One line saying why a pass stopped (a locked database gets its own sentence)."""
+    text = _message(exc)
+    if "database is locked" in text or "database is busy" in text:
+        return ("the database is busy: another process holds a write lock; the pass stopped "
+                "(batches already written stay written) — try again")
+    return text
 

@@ -6,12 +6,8 @@ name main.py imports (and the ``reload()`` it calls after writes).
 
 from __future__ import annotations
 
-from memharness_tui.tui.widgets.dashboard import (
-    PassFailed,
-    PassProgressed,
-    StalenessDashboard,
-    StalenessOptions,
-)
+from memharness_tui.tui.state import StalenessOptions
+from memharness_tui.tui.widgets.dashboard import PassFailed, PassProgressed, StalenessDashboard
 
 StalenessSlot = StalenessDashboard
 
