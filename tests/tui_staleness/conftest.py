@@ -15,7 +15,6 @@ from memharness_tui.tui.state import StalenessOptions
 from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
 from ..tui.conftest import opener_for
-
 from .helpers import APP_NOW, CLOCK_START, FakeTimer, Shop, build_repo, shop_facts
 
 DB = "memory.db"
