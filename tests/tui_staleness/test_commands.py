@@ -20,9 +20,11 @@ async def test_palette_entries_drive_the_dashboard_and_open_facts(env: Env) -> N
         dash = await ready(pilot)
         provider = StalenessCommands(app.screen)
         titles = {title: cb for title, _, cb in provider.entries()}
-        titles["Staleness: toggle check-only"]()
+        titles["Staleness: toggle check-only"]()  # presses the binding, after a refresh
+        await settle(pilot)
         assert dash.check_only
         titles["Staleness: start a pass"]()
+        await settle(pilot)
         for _ in range(300):
             await pilot.pause(0.01)
             if dash.state is not None and dash.state.done:
