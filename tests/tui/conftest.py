@@ -111,7 +111,14 @@ def make_app(store: object, config_dir: Path, **kwargs: object) -> MemharnessApp
 
 async def settle(pilot: object) -> None:
     """Let workers finish and the screen repaint."""
+    from textual.worker import WorkerCancelled
+
     app = pilot.app  # type: ignore[attr-defined]
     for _ in range(2):  # a worker may start another (open → main screen → pane loads)
-        await app.workers.wait_for_complete()
+        for _attempt in range(20):
+            try:  # an exclusive worker replaced by a newer one is cancelled: wait again
+                await app.workers.wait_for_complete()
+                break
+            except WorkerCancelled:
+                continue
         await pilot.pause()  # type: ignore[attr-defined]

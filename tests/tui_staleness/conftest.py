@@ -90,6 +90,13 @@ async def drift_settled(pilot: Any, dash: StalenessDashboard) -> None:
 
 
 async def settle(pilot: Any, rounds: int = 4) -> None:
+    from textual.worker import WorkerCancelled
+
     for _ in range(rounds):
-        await pilot.app.workers.wait_for_complete()
+        for _attempt in range(20):
+            try:  # an exclusive worker replaced by a newer one is cancelled: wait again
+                await pilot.app.workers.wait_for_complete()
+                break
+            except WorkerCancelled:
+                continue
         await pilot.pause()

@@ -328,7 +328,48 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     # ----- the pass -----------------------------------------------------------------------
     def action_start(self) -> None:
-        self.start_pass()
+        if self.running:
+            self.start_pass()  # says a pass is running
+            return
+        self._guarded_start()
+
+    @work(exclusive=True, group="pass-guard", exit_on_error=False)
+    async def _guarded_start(self) -> None:
+        """Before a pass writes: if fewer than half of the pins are in the repos, ask first."""
+        import asyncio
+
+        from memharness_tui.staleness.git import RepoError
+        from memharness_tui.staleness.precheck import pin_coverage
+        from memharness_tui.tui.screens.confirm import ConfirmScreen
+
+        info = self.mapp.info
+        if info is None or self.check_only or self.readonly or not self.repos \
+                or info.path == ":memory:":
+            self.start_pass()
+            return
+        repos = list(self.repos)
+        try:
+            cov = await asyncio.to_thread(pin_coverage, info.path, repos)
+        except RepoError:
+            self.start_pass()  # the pass itself says what is wrong with the repo
+            return
+        if not cov.wrong_repo:
+            self.start_pass()
+            return
+        sentence = cov.sentence([self.short(r) for r in repos])
+
+        def answered(ok: bool | None) -> None:
+            if ok:
+                self.start_pass()
+            else:
+                self.log_line(Text(f"— pass not started: {clean(sentence, single_line=True)}",
+                                   style="bold"))
+
+        self.app.push_screen(ConfirmScreen(
+            sentence,
+            "A pass records every pin it cannot find as \"unresolved\", replacing the verdicts "
+            "it has now. Check the repos (g), run check-only (k), or write anyway.",
+            confirm="Write anyway", danger=True), answered)
 
     def start_pass(self, *, threaded: bool = True) -> bool:
         """Start a pass (in a thread worker, or step by step when ``threaded`` is False)."""
