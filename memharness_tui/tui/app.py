@@ -131,6 +131,22 @@ class MemharnessApp(App[int]):
         opts = self.staleness_options
         return opts if isinstance(opts, StalenessOptions) else StalenessOptions()
 
+    # ----- everything user-visible that is not a Text goes through terminal_text ------------
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast: literal text (markup off), control characters made visible."""
+        from memharness_tui.tui.render import terminal_text
+
+        super().notify(terminal_text(message), title=terminal_text(title, single_line=True),
+                       severity=severity, timeout=timeout, markup=False)
+
+    def _watch_sub_title(self, value: str) -> None:
+        from memharness_tui.tui.render import terminal_text
+
+        cleaned = terminal_text(value, single_line=True)
+        if cleaned != value:
+            self.sub_title = cleaned
+
     # ----- time -----------------------------------------------------------------------------
     def now_iso(self) -> str:
         """'Now' for ages shown on screen (fixed in tests, wall clock otherwise)."""
@@ -283,7 +299,9 @@ class MemharnessApp(App[int]):
         else:
             from memharness_tui.tui.screens.modals import ErrorModal
 
-            self.push_screen(ErrorModal("Something went wrong", _message(exc)))
+            title = "The database is busy" if "database is locked" in str(exc) else (
+                "Something went wrong")
+            self.push_screen(ErrorModal(title, _message(exc)))
 
     # ----- navigation -----------------------------------------------------------------------
     def on_open_fact(self, message: OpenFact) -> None:

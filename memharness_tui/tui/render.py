@@ -40,6 +40,13 @@ def clean(value: object, *, single_line: bool = False, max_len: int | None = Non
     return text
 
 
+def terminal_text(value: object, *, single_line: bool = False, max_len: int | None = None) -> str:
+    """The one door for text that reaches the terminal outside a ``Text`` (notifications,
+    titles, sub-titles, log lines, error modals): control sequences made visible (CSI, OSC 52,
+    OSC 8, C1, bidi overrides and isolates) — callers also turn markup off."""
+    return clean(value, single_line=single_line, max_len=max_len)
+
+
 def safe(value: object, style: str = "", *, single_line: bool = False,
          max_len: int | None = None) -> Text:
     """A literal ``Text`` for a DB value (never markup)."""

@@ -82,7 +82,8 @@ class ErrorModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="error-box", classes="modal-box"):
-            yield Static(Text(self.title_text, style="bold"), classes="modal-title")
+            yield Static(Text(clean(self.title_text, single_line=True), style="bold"),
+                         classes="modal-title")
             yield Static(Text(clean(self.message)), id="error-message")
             with Horizontal(classes="modal-buttons"):
                 yield Button("Quit" if self.fatal else "Close", variant="error", id="error-ok")
