@@ -67,8 +67,12 @@ def open_fact(fact_id: int) -> Callable[[Pilot], Awaitable[None]]:
 
 
 def app_for(snap_store, **kwargs) -> tuple[MemharnessApp, Sample]:
+    """The app on its DB thread, its store's clock frozen where the sample's stopped: scores
+    on screen do not depend on how many reads the DB thread happened to serve first."""
     store, info, config_dir = snap_store
-    return make_app(store, config_dir, **kwargs), info
+    path, start = str(store.path), store.clock.peek()
+    frozen = FakeClock(start, step_ms=0)
+    return make_app(lambda: Store.open(path, clock=frozen), config_dir, **kwargs), info
 
 
 def test_recall_wide(snap_compare, snap_store):
