@@ -37,6 +37,7 @@ def before(*steps: Callable[[Pilot], Awaitable[None]]) -> Callable[[Pilot], Awai
         for step in steps:
             await step(pilot)
             await settle(pilot)
+        await settle(pilot)  # a table filled by the last worker lays out on the next refresh
 
     return run
 
