@@ -15,19 +15,8 @@ from textual.command import Hit, Hits
 from memharness_tui.tui.commands import EntriesProvider, Entry
 
 if TYPE_CHECKING:
-    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
+    pass
 
-
-
-def dashboard(app: Any) -> StalenessDashboard | None:
-    """The dashboard on the main screen (None before the store is open)."""
-    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
-
-    main = app.main_screen() if hasattr(app, "main_screen") else None
-    if main is None:
-        return None
-    found = main.query(StalenessDashboard)
-    return found.first() if found else None
 
 
 def _on_dashboard(app: Any, binding_id: str) -> None:

@@ -12,9 +12,9 @@ import pytest
 from textual.widgets import ProgressBar, Static
 
 from memharness_tui.staleness import cli as staleness_cli
-from memharness_tui.tui.widgets.dashboard import PassProgressed
+from memharness_tui.tui.widgets.staleness.controller import PassProgressed
 
-from .conftest import Env, ready, settle
+from .conftest import Env, Stepper, ready, settle, shown_summary
 from .helpers import EXPECTED, rows
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -44,10 +44,11 @@ async def test_step_pass_shows_every_batch_then_the_headless_summary(
     app = env.app(batch_size=2)
     async with app.run_test(size=(140, 40)) as pilot:
         dash = await ready(pilot)
-        assert dash.start_pass(threaded=False)
+        stepper = Stepper(dash)
+        assert stepper.st is not None
         shown: list[str] = []
         bars: list[tuple[float, float | None]] = []
-        while dash.step_pass():
+        while stepper.step():
             await pilot.pause()
             shown.append(plain(dash, "#dash-counters"))
             bar = dash.query_one("#dash-progress", ProgressBar)
@@ -57,7 +58,7 @@ async def test_step_pass_shows_every_batch_then_the_headless_summary(
         assert shown[0].startswith("checked 0 of 7")
         assert "checked 2 of 7" in shown[1] and "checked 4 of 7" in shown[2]
         assert (2, 7) in bars and (4, 7) in bars
-        assert dash.progress_seen == [(0, 7), (2, 7), (4, 7), (6, 7), (7, 7), (7, 7)]
+        assert stepper.seen == [(0, 7), (2, 7), (4, 7), (6, 7), (7, 7), (7, 7)]
         # the end: exactly the headless line, and how long it took
         assert plain(dash, "#dash-counters") == expected_line
         assert expected_line == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
@@ -65,7 +66,7 @@ async def test_step_pass_shows_every_batch_then_the_headless_summary(
         log = "\n".join(str(line.text) for line in dash.query_one("#dash-log").lines)
         assert "src/legacy.py was deleted since" in log and "(backfilled)" in log
         # the flagged table reloaded from the store
-        assert [f.id for f in dash.flagged] == [env.ids[i - 1] for i in (1, 3, 4, 5, 6)]
+        assert [f.id for f in dash.panel.flagged] == [env.ids[i - 1] for i in (1, 3, 4, 5, 6)]
     assert verdicts(env) == EXPECTED
     backfilled = rows(env.db)[env.ids[7]]
     assert backfilled["source_commit"] == env.shop.c2 and backfilled["source_path"] == "src/auth.py"
@@ -95,11 +96,11 @@ async def test_threaded_pass_streams_progress_messages(env: Env) -> None:
                 break
         await settle(pilot)
         assert dash.state is not None and dash.state.done
-        intermediate = [c for c, total in dash.progress_seen if 0 < c < total]
-        assert len(intermediate) >= 3, dash.progress_seen
+        intermediate = [c for c, total in seen if 0 < c < total]
+        assert len(intermediate) >= 3, seen
         received = list(dict.fromkeys(c for c, _ in seen))  # the hook sees a message per hop
         assert received == [0, 1, 2, 3, 4, 5, 6, 7]
-        assert dash.last_summary == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
+        assert shown_summary(dash) == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
     assert verdicts(env) == EXPECTED
 
 
@@ -147,7 +148,7 @@ async def test_check_only_writes_nothing(env: Env) -> None:
             if dash.state is not None and dash.state.done:
                 break
         await settle(pilot)
-        assert dash.last_summary == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
+        assert shown_summary(dash) == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
         assert "check-only: nothing written" in plain(dash, "#dash-rate")
     assert rows(env.db) == before
 

@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from memharness_tui.tui.screens.confirm import ConfirmScreen
 
-from .conftest import Env, ready, settle
+from .conftest import Env, ready, settle, shown_summary
 from .helpers import commit, git, rows
 
 
@@ -120,4 +120,4 @@ async def test_a_held_write_lock_ends_the_pass_and_the_next_one_runs(env: Env) -
             holder.close()
         await pilot.press("s")  # ready for another pass
         await wait_done(pilot, dash)
-        assert dash.last_error is None and dash.last_summary.startswith("checked 7 / ")
+        assert dash.last_error is None and shown_summary(dash).startswith("checked 7 / ")

@@ -31,8 +31,9 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
     from memharness_tui.tui.screens.detail import FactDetailScreen
     from memharness_tui.tui.screens.main import MainScreen
     from memharness_tui.tui.screens.revise import ReviseScreen
+    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
     from memharness_tui.tui.widgets.recall import RecallPane
-    from memharness_tui.tui.widgets.staleness_slot import StalenessSlot
+    from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
     from memharness_tui.tui.widgets.subjects import SubjectsPane
 
     areas = [
@@ -40,7 +41,7 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
         ("Main screen", [MainScreen]),
         ("Recall tab", [RecallPane]),
         ("Subjects tab", [SubjectsPane]),
-        ("Staleness tab", [StalenessSlot]),
+        ("Staleness tab", [StalenessDashboard, FlaggedPanel]),
         ("Fact detail", [FactDetailScreen]),
         ("Revise a flagged fact", [ReviseScreen]),
     ]
