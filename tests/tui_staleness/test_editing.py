@@ -269,6 +269,20 @@ async def test_read_only_store_refuses_writes_and_passes_only_check(env: Env) ->
             await settle(pilot)
             assert dash.state.check_only
             assert shown_summary(dash).startswith("checked 7 / ")
+            # the revise modal refuses too: its write keys are disabled, nothing opens
+            dash.query_one("#flagged-table").focus()
+            await pilot.press("enter")
+            await settle(pilot)
+            revise = pilot.app.screen
+            assert isinstance(revise, ReviseScreen)
+            await revise.git_ready.wait()
+            for key in ("e", "y", "w", "r", "delete"):
+                await pilot.press(key)
+                await settle(pilot)
+                assert pilot.app.screen is revise, key
+            active = revise.active_bindings
+            assert not any(active[k].enabled for k in ("e", "y", "w", "r"))
+            assert active["escape"].enabled
     finally:
         ro.close()
     assert rows(env.db) == before

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from memharness_tui.staleness.git import Drift
     from memharness_tui.tui.app import MemharnessApp
 
+WRITE_ACTIONS = {"rewrite", "still_true", "downgrade", "retract"}
 MAX_DIFF_LINES = 3000  # a diff longer than this is cut (the rest is one `git diff` away)
 
 
@@ -193,16 +194,13 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         return r.plain if isinstance(r, Text) else str(r)
 
     # ----- actions --------------------------------------------------------------------
-    def _refused(self) -> bool:
-        if is_readonly(self.mapp):
-            self.mapp.notify("This database is open read-only; nothing was written.",
-                             title="read only", severity="warning", timeout=5)
-            return True
-        return False
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The one read-only rule: write keys are disabled (and shown so) on a read-only store."""
+        if action in WRITE_ACTIONS and is_readonly(self.mapp):
+            return None
+        return True
 
     async def action_rewrite(self) -> None:
-        if self._refused():
-            return
         await self.git_ready.wait()
         from memharness_tui.tui.screens.fact_form import ReviseFormScreen
 
@@ -231,8 +229,6 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         self.app.push_screen(ConfirmScreen(title, detail, confirm=label, danger=danger), answered)
 
     def action_still_true(self) -> None:
-        if self._refused():
-            return
         f = self.fact
 
         async def go() -> None:
@@ -250,8 +246,6 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
                       "(same path), and record it as current.", "Still true", go)
 
     def action_downgrade(self) -> None:
-        if self._refused():
-            return
         f = self.fact
         new_conf = f.confidence * self.factor
 
@@ -269,8 +263,6 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
                       "Downgrade", go)
 
     def action_retract(self) -> None:
-        if self._refused():
-            return
         f = self.fact
 
         async def go() -> None:
