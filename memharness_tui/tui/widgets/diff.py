@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Button, DataTable, Input, Static
@@ -26,9 +27,22 @@ ROWS_PER_SECTION = 300  # keep the table light; the summary says how many there 
 class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
     """Changes since a date; under time travel, only those made by then (``as_of``)."""
 
+    BINDINGS = [
+        Binding("d", "focus_since", "Since", id="diff.since",
+                tooltip="Type the date to show changes since (Enter shows them; Esc back)"),
+        Binding("u", "focus_subject", "Subject", show=False, id="diff.subject",
+                tooltip="Only changes to one subject (Enter shows them; Esc back)"),
+    ]
+
     as_of: reactive[str | None] = reactive(None, init=False)
     store_revision: reactive[int] = reactive(0, init=False)
     readonly: reactive[bool] = reactive(False, init=False)
+
+    def action_focus_since(self) -> None:
+        self.query_one("#diff-since", Input).focus()
+
+    def action_focus_subject(self) -> None:
+        self.query_one("#diff-subject", Input).focus()
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
