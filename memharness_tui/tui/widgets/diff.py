@@ -157,7 +157,7 @@ class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
         if max(len(diff.learned), len(diff.revised), len(diff.retracted)) > ROWS_PER_SECTION:
             summary.append(f"  (first {ROWS_PER_SECTION} of each shown)", style="dim")
         self.query_one("#diff-summary", Static).update(summary)
-        if table.row_count:
+        if keep and table.row_count:  # a refresh: the cursor stays where it was
             table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
 
     @on(DataTable.RowSelected, "#diff-table")
