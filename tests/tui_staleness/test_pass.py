@@ -170,43 +170,62 @@ async def test_unusable_repo_is_a_clear_error_and_nothing_is_written(env: Env) -
 
 
 async def test_pass_while_another_process_writes(env: Env) -> None:
+    """Real overlap: the writer waits for a signal the pass gives once it has started, and keeps
+    writing (one commit per fact) until the test says the pass has ended."""
+    stop = env.root / "stop-writing"
     writer = textwrap.dedent(f"""
-        import sys
+        import sys, pathlib
         sys.path.insert(0, {str(REPO_ROOT)!r})
         from memharness_tui.store import Store
+        sys.stdin.readline()  # the signal: the pass has started
         s = Store.open({str(env.db)!r})
-        for i in range(150):
-            s.remember("writer", f"note {{i}}", source_commit={env.shop.c1!r},
+        n = 0
+        while not pathlib.Path({str(stop)!r}).exists():
+            s.remember("writer", f"note {{n}}", source_commit={env.shop.c1!r},
                        source_path="src/db.py")
+            n += 1
+            if n == 1:
+                print("writing", flush=True)
         s.close()
-        print("done")
+        print(n, flush=True)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    app = env.app(batch_size=1)
+    proc = subprocess.Popen([sys.executable, "-c", writer], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    overlapped: list[int] = []
+
+    def throttle(event) -> None:  # pass thread, after each batch
+        if not overlapped:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            assert proc.stdout.readline().strip() == "writing"  # its first commit is in
+            overlapped.append(event.checked)
+
+    app = env.app(batch_size=1, throttle=throttle)
     try:
         async with app.run_test(size=(140, 40)) as pilot:
             dash = await ready(pilot)
-            passes = 0
-            while passes < 3:  # keep passing while the writer writes
-                await pilot.press("s")
-                for _ in range(1000):
-                    await pilot.pause(0.01)
-                    if dash.state is not None and dash.state.done:
-                        break
-                assert dash.state.error is None, dash.state.error
-                passes += 1
-            await settle(pilot)
+            await pilot.press("s")
+            for _ in range(2000):
+                await pilot.pause(0.01)
+                if dash.state is not None and dash.state.done:
+                    break
+            assert dash.state is not None and dash.state.done
+            assert dash.state.error is None, dash.state.error
             report = dash.state.spass.report
-            assert report.checked == report.total >= 7
+            assert overlapped and report.checked == report.total >= 7
+            stop.touch()  # the pass has ended: the writer may stop
+            await settle(pilot)
     finally:
+        stop.touch()
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    assert out.strip() == "done"
+    written = int(out.split()[-1])
+    assert written >= 1
     got = rows(env.db)
     notes = [r for r in got.values() if r["subject"] == "writer"]
-    assert len(notes) == 150 and {r["fact"] for r in notes} == {f"note {i}" for i in range(150)}
-    # every verdict the last pass wrote is whole: freshness, checked_at and checked_head together
+    assert {r["fact"] for r in notes} == {f"note {i}" for i in range(written)}
+    # every verdict the pass wrote is whole: freshness, checked_at and checked_head together
     for v in report.verdicts:
         r = got[v.fact_id]
         assert r["freshness"] == v.freshness and r["checked_head"] == env.shop.head
