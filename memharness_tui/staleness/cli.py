@@ -77,6 +77,11 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fail-on-stale", action="store_true", help="exit 1 when any fact is stale"
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write even when fewer than half of the pins are in the repos (wrong repo?)",
+    )
     p.add_argument("--batch-size", type=int, default=500, help=argparse.SUPPRESS)
     p.add_argument(
         "--format",
@@ -178,6 +183,14 @@ def run(args: argparse.Namespace) -> int:
             raise _UsageError("--batch-size must be a positive integer")
         repos = _repos(args)
         db = _db_path(args)
+        if not args.check and not getattr(args, "force", False):
+            from .precheck import pin_coverage
+
+            cov = pin_coverage(db, repos)
+            if cov.wrong_repo:
+                raise _UsageError(cov.sentence([str(r) for r in repos])
+                                  + " Nothing was written; --force writes anyway, "
+                                  "--repo PATH names the right repo")
         spass = StalenessPass(
             db,
             repos,

@@ -7,7 +7,7 @@ Entry points for the CLI: ``run_app(db_path, readonly=..., demo=...)``; tests co
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +20,15 @@ from textual.theme import BUILTIN_THEMES
 
 from memharness_tui import config
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
-from memharness_tui.tui.data import StoreGateway, StoreInfo, default_now, should_open_readonly
 from memharness_tui.tui.messages import OpenFact, StoreChanged
+from memharness_tui.tui.services import (
+    StoreGateway,
+    StoreInfo,
+    StoreService,
+    default_now,
+    should_open_readonly,
+)
+from memharness_tui.tui.state import StalenessOptions, StalenessSession
 from memharness_tui.tui.themes import (
     DEFAULT_THEME,
     ThemeProblem,
@@ -31,7 +38,9 @@ from memharness_tui.tui.themes import (
 )
 
 ReasonProvider = Callable[[Any], str | None]
-"""Seam for the staleness engine: given a Fact, a one-line reason for its verdict (or None)."""
+"""Override for why a fact has its verdict (tests, embedders); by default the session says."""
+
+POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
 
 
 def _opener(path: str | None, readonly: bool) -> Callable[[], Any]:
@@ -52,7 +61,17 @@ def _staleness_commands() -> type[Provider]:
 
 
 class MemharnessApp(App[int]):
-    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere work
+    """The app owns the state every pane shows (bound down by the main screen):
+
+    ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
+    process's), ``readonly``, and this database's ``repos``; plus ``session`` (verdict reasons)
+    and ``service`` (the typed store API on the DB thread).
+    """
+
+    # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
+    # subclasses elsewhere work); no widget carries DEFAULT_CSS.
+    CSS_PATH = [Path(__file__).with_name(name) for name in
+                ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss")]
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
     BINDINGS = [
@@ -65,6 +84,12 @@ class MemharnessApp(App[int]):
 
     as_of: reactive[str | None] = reactive(None)
     """None = current beliefs; a canonical timestamp = what was believed then (every list)."""
+    store_revision: reactive[int] = reactive(0)
+    """Moves whenever the store changed (our writes, another process's commits, ``r``)."""
+    readonly: reactive[bool] = reactive(False, bindings=True)
+    """The store is open read-only: write keys are disabled (``check_action``)."""
+    repos: reactive[tuple[str, ...]] = reactive(())
+    """The repos a staleness pass checks, remembered for this database."""
 
     def __init__(
         self,
@@ -77,13 +102,16 @@ class MemharnessApp(App[int]):
         reason_provider: ReasonProvider | None = None,
         cursor_blink: bool = True,
         staleness_options: Any = None,
+        poll_interval: float = POLL_INTERVAL,
     ) -> None:
-        """``source``: a ready Store (used inline, not closed by us), a zero-arg opener run on the
-        DB thread, or a path / None (SPEC §1 default) opened on the DB thread."""
+        """``source``: a path / None (SPEC §1 default), or a zero-arg opener; either way the
+        store is opened and used on the app's one DB thread."""
         super().__init__()
         if source is None or isinstance(source, str | os.PathLike):
             source = _opener(None if source is None else str(source), readonly)
         self.gateway = StoreGateway(source)
+        self.service = StoreService(self.gateway, on_write=self._after_write)
+        self.session = StalenessSession()
         self._now = now
         self.config_dir = config_dir or config.config_dir()
         self.settings = config.load_settings(self.config_dir)
@@ -91,12 +119,36 @@ class MemharnessApp(App[int]):
         self.reason_provider = reason_provider
         self.cursor_blink = cursor_blink
         self.staleness_options = staleness_options
-        """Dashboard knobs (widgets.dashboard.StalenessOptions): repos, clock, timer, batch size."""
+        """Pass knobs (state.StalenessOptions): repos, clock, timer, batch size."""
+        self.poll_interval = poll_interval
+        self._data_version: int | None = None
+        self._polling = False
         self.info: StoreInfo | None = None
         self._theme_origin: dict[str, str] = {}
         self._theme_problems = self._register_themes()
         wanted = self.settings.theme
         self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+
+    @property
+    def options(self) -> StalenessOptions:
+        opts = self.staleness_options
+        return opts if isinstance(opts, StalenessOptions) else StalenessOptions()
+
+    # ----- everything user-visible that is not a Text goes through terminal_text ------------
+    def notify(self, message: str, *, title: str = "", severity: Any = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast: literal text (markup off), control characters made visible."""
+        from memharness_tui.tui.render import terminal_text
+
+        super().notify(terminal_text(message), title=terminal_text(title, single_line=True),
+                       severity=severity, timeout=timeout, markup=False)
+
+    def _watch_sub_title(self, value: str) -> None:
+        from memharness_tui.tui.render import terminal_text
+
+        cleaned = terminal_text(value, single_line=True)
+        if cleaned != value:
+            self.sub_title = cleaned
 
     # ----- time -----------------------------------------------------------------------------
     def now_iso(self) -> str:
@@ -163,20 +215,67 @@ class MemharnessApp(App[int]):
         from memharness_tui.tui.screens.main import MainScreen
 
         try:
-            self.info = await self.gateway.open()
-            note = await self.gateway.call(lambda s: getattr(s, "migration_note", None))
+            self.info, note = await self.service.open()
         except Exception as exc:  # noqa: BLE001 - any open failure becomes one readable modal
             from memharness_tui.tui.screens.modals import ErrorModal
 
             self.push_screen(ErrorModal("Cannot open the database", _message(exc), fatal=True))
             return
         self.sub_title = self.info.path
+        self.readonly = self.info.readonly
+        self.repos = tuple(self._initial_repos(self.info.path))
         await self.push_screen(MainScreen())
+        if self.poll_interval > 0:
+            self.set_interval(self.poll_interval, self._poll, name="data_version")
         if note and note.startswith("migrated"):
             self.notify(note, title="Database migrated", timeout=8)
 
     def on_unmount(self) -> None:
-        self.gateway.close()
+        self.service.close()
+
+    # ----- the store's revision: our writes, other processes' commits, r ----------------------
+    def _after_write(self, reasons: Mapping[int, str]) -> None:
+        """Every write the app makes lands here (the service tells us): note why, and move."""
+        self.session.note(reasons)
+        self.store_revision += 1
+
+    def _poll(self) -> None:
+        if not self._polling and not self.gateway.closed:
+            self._polling = True
+            self.run_worker(self._poll_once(), group="data_version", exit_on_error=False)
+
+    async def _poll_once(self) -> None:
+        """``PRAGMA data_version`` on the DB thread: has another connection committed?"""
+        try:
+            version = await self.service.data_version()
+        except Exception:  # noqa: BLE001 - a failed poll just means "look again later"
+            return
+        finally:
+            self._polling = False
+        if self._data_version is not None and version != self._data_version:
+            self.store_revision += 1
+        self._data_version = version
+
+    # ----- this database's repos ---------------------------------------------------------
+    def _initial_repos(self, db_path: str) -> list[str]:
+        from memharness_tui.tui.repos import load_repos
+
+        opts = self.options
+        if opts.repos is not None:
+            return list(opts.repos)
+        return load_repos(self.config_dir, db=db_path, cwd=opts.cwd)
+
+    def choose_repos(self, repos: list[str]) -> None:
+        """Use ``repos`` for this database from now on (remembered under its path)."""
+        from memharness_tui.tui.repos import save_repos
+
+        self.repos = tuple(dict.fromkeys(repos))
+        if self.info is None:
+            return
+        try:
+            save_repos(list(self.repos), self.config_dir, db=self.info.path)
+        except OSError as exc:
+            self.notify(f"Repos changed but not saved: {exc}", severity="warning")
 
     # ----- errors: the one place worker failures end up -------------------------------------
     def _handle_exception(self, error: Exception) -> None:
@@ -203,7 +302,9 @@ class MemharnessApp(App[int]):
         else:
             from memharness_tui.tui.screens.modals import ErrorModal
 
-            self.push_screen(ErrorModal("Something went wrong", _message(exc)))
+            title = "The database is busy" if "database is locked" in str(exc) else (
+                "Something went wrong")
+            self.push_screen(ErrorModal(title, _message(exc)))
 
     # ----- navigation -----------------------------------------------------------------------
     def on_open_fact(self, message: OpenFact) -> None:
@@ -218,17 +319,12 @@ class MemharnessApp(App[int]):
             self.push_screen(FactDetailScreen(fact_id))
 
     def on_store_changed(self, _message: StoreChanged) -> None:
-        """Reload counts and lists after a write (issue #5's modals post this)."""
-        from memharness_tui.tui.screens.main import MainScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                screen.reload_all()
+        """Something wrote to the store: every pane refreshes itself from the revision."""
+        self.store_revision += 1
 
     def reload_all(self) -> None:
-        main = self.main_screen()
-        if main is not None:
-            main.reload_all()
+        """``r`` / the palette: re-read counts and every list."""
+        self.store_revision += 1
 
     def main_screen(self) -> Any:
         from memharness_tui.tui.screens.main import MainScreen
@@ -253,7 +349,7 @@ class MemharnessApp(App[int]):
         main = self.main_screen()
         if main is not None:
             self.show_tab("recall")
-            main.query_one("#recall-pane").action_toggle_agent_view()
+            main.agent_view = not main.agent_view
 
     def action_help(self) -> None:
         from memharness_tui.tui.screens.help import HelpScreen
@@ -270,17 +366,15 @@ class MemharnessApp(App[int]):
 
         self.push_screen(TimeTravelModal(self.as_of), travelled)
 
-    def settle_inputs(self, screen: Any) -> None:
-        """Apply app-wide input preferences (tests turn cursor blink off for stable snapshots)."""
-        if not self.cursor_blink:
-            from textual.widgets import Input
-
-            for widget in screen.query(Input):
-                widget.cursor_blink = False
+    def on_descendant_focus(self, event: Any) -> None:
+        """The app-wide cursor-blink preference, applied as a text box gets focus."""
+        if not self.cursor_blink and hasattr(event.widget, "cursor_blink"):
+            event.widget.cursor_blink = False
 
     def staleness_reason(self, fact: Any) -> str | None:
+        """Why ``fact`` has its verdict: this session's pass or writes, else the last look."""
         if self.reason_provider is None:
-            return None
+            return self.session.reason_for(fact.id)
         try:
             return self.reason_provider(fact)
         except Exception as exc:  # noqa: BLE001 - a reason is a nicety; never crash the screen
@@ -316,7 +410,6 @@ def run_app(db_path: str | None, *, readonly: bool = False, demo: bool = False) 
     options = None
     if demo:
         from memharness_tui.demo import ensure_demo
-        from memharness_tui.tui.widgets.dashboard import StalenessOptions
 
         db, repo = ensure_demo()
         db_path = str(db)
@@ -325,5 +418,5 @@ def run_app(db_path: str | None, *, readonly: bool = False, demo: bool = False) 
     try:
         result = app.run()
     finally:
-        app.gateway.close()
+        app.service.close()
     return app.return_code or int(result or 0)  # 1 after an internal error

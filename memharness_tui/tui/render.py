@@ -40,6 +40,13 @@ def clean(value: object, *, single_line: bool = False, max_len: int | None = Non
     return text
 
 
+def terminal_text(value: object, *, single_line: bool = False, max_len: int | None = None) -> str:
+    """The one door for text that reaches the terminal outside a ``Text`` (notifications,
+    titles, sub-titles, log lines, error modals): control sequences made visible (CSI, OSC 52,
+    OSC 8, C1, bidi overrides and isolates) — callers also turn markup off."""
+    return clean(value, single_line=single_line, max_len=max_len)
+
+
 def safe(value: object, style: str = "", *, single_line: bool = False,
          max_len: int | None = None) -> Text:
     """A literal ``Text`` for a DB value (never markup)."""
@@ -125,8 +132,20 @@ def freshness_badge(app: object, freshness: str | None, pinned: bool) -> Text:
     return Text(label, style=f"bold {theme_color(app, colour, _FALLBACK[colour])}")
 
 
-def status_label(fact: object) -> tuple[str, str]:
-    """(label, style) saying whether a row is current, superseded or retracted."""
+def status_label(fact: object, as_of: str | None = None) -> tuple[str, str]:
+    """(label, style) saying whether a row is current, superseded or retracted — at ``as_of``
+    when given (a revision or retraction made after then does not count yet)."""
+    if as_of is not None:
+        if believed_at(fact, as_of):
+            return ("current then", "")
+        retracted = getattr(fact, "retracted_at", None)
+        if retracted and retracted <= as_of:
+            return ("retracted", "dim italic")
+        valid_to = getattr(fact, "valid_to", None)
+        if valid_to and valid_to <= as_of:
+            sup = getattr(fact, "superseded_by", None)
+            return ((f"superseded → #{sup}" if sup is not None else "ended"), "dim italic")
+        return ("not yet believed", "dim italic")
     if getattr(fact, "retracted_at", None):
         return ("retracted", "dim italic")
     sup = getattr(fact, "superseded_by", None)

@@ -1,8 +1,9 @@
-"""The repos a staleness pass checks, remembered in the platformdirs config dir.
+"""The repos a staleness pass checks, remembered per database in the platformdirs config dir.
 
-Stored as a JSON list in ``staleness-repos.json`` beside (never inside) ``settings.json`` so
-this feature never rewrites the settings another part of the app owns. With nothing saved,
-the default is the git repo around the current folder.
+Stored in ``staleness-repos.json`` beside (never inside) ``settings.json`` as a JSON object
+``{resolved database path: [repo, …]}``: a list saved while looking at one database never
+overrides another's. With nothing saved for a database, the default is the git repo around
+the current folder. (An old file holding a bare list — one global setting — is ignored.)
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from memharness_tui.config import config_dir
 
-__all__ = ["REPOS_FILE", "default_repos", "display_path", "load_repos", "save_repos",
+__all__ = ["REPOS_FILE", "db_key", "default_repos", "display_path", "load_repos", "save_repos",
            "work_tree"]
 
 REPOS_FILE = "staleness-repos.json"
@@ -38,26 +39,50 @@ def default_repos(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     return [str(work_tree(found))] if found is not None else []
 
 
-def load_repos(folder: Path | None = None, *, cwd: str | os.PathLike[str] | None = None) -> list[str]:
-    """Saved repos (a JSON list of paths); the default when nothing usable was saved."""
-    path = (folder or config_dir()) / REPOS_FILE
+def db_key(db: str | os.PathLike[str] | None) -> str:
+    """The key a database's repos are saved under: its resolved path."""
+    if db is None or str(db) == ":memory:":
+        return ":memory:"
+    try:
+        return str(Path(db).expanduser().resolve())
+    except (OSError, RuntimeError):
+        return str(db)
+
+
+def _read(path: Path) -> dict[str, list[str]]:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return default_repos(cwd)
-    if not isinstance(raw, list):
-        return default_repos(cwd)
-    repos = [r for r in raw if isinstance(r, str) and r.strip()]
-    return list(dict.fromkeys(repos))
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    out: dict[str, list[str]] = {}
+    for key, value in raw.items():
+        if isinstance(key, str) and isinstance(value, list):
+            out[key] = list(dict.fromkeys(r for r in value if isinstance(r, str) and r.strip()))
+    return out
 
 
-def save_repos(repos: list[str], folder: Path | None = None) -> Path:
-    """Write the list atomically (temp file + rename); returns the path written."""
+def load_repos(folder: Path | None = None, *, db: str | os.PathLike[str] | None = None,
+               cwd: str | os.PathLike[str] | None = None) -> list[str]:
+    """The repos saved for database ``db``; the repo around ``cwd`` when none were saved."""
+    saved = _read((folder or config_dir()) / REPOS_FILE)
+    key = db_key(db)
+    if key in saved:
+        return saved[key]
+    return default_repos(cwd)
+
+
+def save_repos(repos: list[str], folder: Path | None = None, *,
+               db: str | os.PathLike[str] | None = None) -> Path:
+    """Save ``db``'s repos atomically (temp file + rename), keeping other databases' lists."""
     target = folder or config_dir()
     target.mkdir(parents=True, exist_ok=True)
     path = target / REPOS_FILE
+    saved = _read(path)
+    saved[db_key(db)] = list(dict.fromkeys(repos))
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(list(dict.fromkeys(repos)), indent=2) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path
 

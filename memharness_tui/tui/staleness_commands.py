@@ -9,34 +9,30 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from textual.binding import Binding
 from textual.command import Hit, Hits
 
 from memharness_tui.tui.commands import EntriesProvider, Entry
 
 if TYPE_CHECKING:
+    pass
+
+
+
+def _on_dashboard(app: Any, binding_id: str) -> None:
+    """Show the Staleness tab, then press the dashboard key whose binding has this id.
+
+    Keys are data: the palette runs the same binding a person would press (so ``check_action``
+    gating applies), and never calls into the widget.
+    """
     from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
-
-
-def dashboard(app: Any) -> StalenessDashboard | None:
-    """The dashboard on the main screen (None before the store is open)."""
-    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
-
-    main = app.main_screen() if hasattr(app, "main_screen") else None
-    if main is None:
-        return None
-    found = main.query(StalenessDashboard)
-    return found.first() if found else None
-
-
-def _on_dashboard(app: Any, action: str) -> None:
-    """Show the Staleness tab, then run one of the dashboard's actions."""
-    dash = dashboard(app)
-    if dash is None:
+    key = next((b.key.split(",")[0] for b in StalenessDashboard.BINDINGS
+                if isinstance(b, Binding) and b.id == binding_id), None)
+    if key is None or not hasattr(app, "show_tab"):
         return
-    if hasattr(app, "show_tab"):
-        app.show_tab("staleness")
-    getattr(dash, f"action_{action}")()
+    app.show_tab("staleness")
+    app.call_after_refresh(app.simulate_key, key)  # once the tab's table has focus
 
 
 async def _fact_action(app: Any, verb: str, fact_id: int) -> None:
@@ -46,12 +42,11 @@ async def _fact_action(app: Any, verb: str, fact_id: int) -> None:
         retract(app, fact_id)
         return
     try:
-        fact = await app.gateway.call(lambda s: s.get(fact_id))
+        fact = await app.service.get(fact_id)
     except Exception as exc:  # noqa: BLE001 - unknown id etc.: the app's one error handler
         app.report_error(exc)
         return
-    dash = dashboard(app)
-    revise(app, fact, dash.repos if dash is not None else [])
+    revise(app, fact, list(app.repos), factor=app.options.factor)
 
 
 def _start_fact_action(app: Any, verb: str, fact_id: int) -> None:
@@ -65,13 +60,13 @@ class StalenessCommands(EntriesProvider):
         app = self.mapp
         return [
             ("Staleness: start a pass", "Judge every pinned fact against git HEAD (s)",
-             partial(_on_dashboard, app, "start")),
+             partial(_on_dashboard, app, "staleness.start")),
             ("Staleness: cancel the pass", "Stop after the current batch (c)",
-             partial(_on_dashboard, app, "cancel_pass")),
+             partial(_on_dashboard, app, "staleness.cancel")),
             ("Staleness: toggle check-only", "Passes compute verdicts but write nothing (k)",
-             partial(_on_dashboard, app, "toggle_check_only")),
+             partial(_on_dashboard, app, "staleness.check_only")),
             ("Staleness: repos to check…", "Add or remove the git repos a pass uses (g)",
-             partial(_on_dashboard, app, "repos")),
+             partial(_on_dashboard, app, "staleness.repos")),
             ("New fact…", "Remember a new fact (n)", partial(new_fact, app)),
         ]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from textual.color import Color, ColorParseError
@@ -32,9 +31,28 @@ class ThemeProblem:
         return f"{self.path.name}: {self.reason}"
 
 
+def shipped_theme_dirs() -> list[Path]:
+    """Where the shipped themes are: ``themes/`` at the top of a source checkout (editable
+    installs run from there), else the wheel's data folder ``<prefix>/share/memharness-tui``."""
+    import sys
+    import sysconfig
+
+    checkout = Path(__file__).resolve().parents[2] / "themes"
+    dirs = [checkout]
+    for base in (sysconfig.get_path("data"), sys.prefix):
+        if base:
+            dirs.append(Path(base) / "share" / "memharness-tui" / "themes")
+    return list(dict.fromkeys(dirs))
+
+
 def shipped_theme_files() -> list[Path]:
-    folder = resources.files("memharness_tui") / "themes"
-    return sorted(Path(str(p)) for p in folder.iterdir() if p.name.endswith(".toml"))
+    """The shipped theme files (the first folder that has any)."""
+    for folder in shipped_theme_dirs():
+        if folder.is_dir():
+            found = sorted(p for p in folder.iterdir() if p.name.endswith(".toml"))
+            if found:
+                return found
+    return []
 
 
 def theme_from_mapping(data: dict[str, object], source: str) -> Theme:

@@ -91,17 +91,34 @@ def config_dir(tmp_path: Path) -> Path:
     return tmp_path / "config"
 
 
+def opener_for(store: object) -> object:
+    """A test's Store → an opener the app runs on its own DB thread (the production model):
+    a second connection to the same file, with the same frozen clock."""
+    if isinstance(store, Store):
+        path, clock, readonly = str(store.path), store.clock, store.readonly
+        return lambda: Store.open(path, clock=clock, readonly=readonly)
+    return store
+
+
 def make_app(store: object, config_dir: Path, **kwargs: object) -> MemharnessApp:
-    """The app on a ready store with frozen time, no debounce and no cursor blink."""
+    """The app on the test's store file (opened on the app's DB thread) with frozen time, no
+    debounce and no cursor blink."""
     kwargs.setdefault("now", NOW)
     kwargs.setdefault("search_debounce", 0)
     kwargs.setdefault("cursor_blink", False)
-    return MemharnessApp(store, config_dir=config_dir, **kwargs)  # type: ignore[arg-type]
+    return MemharnessApp(opener_for(store), config_dir=config_dir, **kwargs)  # type: ignore[arg-type]
 
 
 async def settle(pilot: object) -> None:
     """Let workers finish and the screen repaint."""
+    from textual.worker import WorkerCancelled
+
     app = pilot.app  # type: ignore[attr-defined]
     for _ in range(2):  # a worker may start another (open → main screen → pane loads)
-        await app.workers.wait_for_complete()
+        for _attempt in range(20):
+            try:  # an exclusive worker replaced by a newer one is cancelled: wait again
+                await app.workers.wait_for_complete()
+                break
+            except WorkerCancelled:
+                continue
         await pilot.pause()  # type: ignore[attr-defined]

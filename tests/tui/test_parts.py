@@ -221,3 +221,15 @@ def test_an_unexpected_error_ends_with_one_line_and_a_crash_log(
     assert str(log) in shown[0]
     assert "Traceback" in log.read_text() and "RuntimeError: boom" in log.read_text()
     app.gateway.close()
+
+
+def test_shipped_themes_live_at_the_top_level_and_in_a_wheels_data_folder():
+    import sys
+
+    from memharness_tui.tui.themes import shipped_theme_dirs
+
+    dirs = shipped_theme_dirs()
+    top = Path(__file__).resolve().parents[2] / "themes"
+    assert dirs[0] == top and sorted(p.name for p in shipped_theme_files()) == sorted(
+        p.name for p in top.glob("*.toml"))
+    assert Path(sys.prefix) / "share" / "memharness-tui" / "themes" in dirs

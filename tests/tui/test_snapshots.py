@@ -37,6 +37,7 @@ def before(*steps: Callable[[Pilot], Awaitable[None]]) -> Callable[[Pilot], Awai
         for step in steps:
             await step(pilot)
             await settle(pilot)
+        await settle(pilot)  # a table filled by the last worker lays out on the next refresh
 
     return run
 
@@ -67,8 +68,12 @@ def open_fact(fact_id: int) -> Callable[[Pilot], Awaitable[None]]:
 
 
 def app_for(snap_store, **kwargs) -> tuple[MemharnessApp, Sample]:
+    """The app on its DB thread, its store's clock frozen where the sample's stopped: scores
+    on screen do not depend on how many reads the DB thread happened to serve first."""
     store, info, config_dir = snap_store
-    return make_app(store, config_dir, **kwargs), info
+    path, start = str(store.path), store.clock.peek()
+    frozen = FakeClock(start, step_ms=0)
+    return make_app(lambda: Store.open(path, clock=frozen), config_dir, **kwargs), info
 
 
 def test_recall_wide(snap_compare, snap_store):

@@ -11,8 +11,10 @@ import pytest
 
 from memharness_tui.store import FakeClock, Store
 from memharness_tui.tui.app import MemharnessApp
-from memharness_tui.tui.widgets.dashboard import StalenessDashboard, StalenessOptions
+from memharness_tui.tui.state import StalenessOptions
+from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
+from ..tui.conftest import opener_for
 from .helpers import APP_NOW, CLOCK_START, FakeTimer, Shop, build_repo, shop_facts
 
 DB = "memory.db"
@@ -32,7 +34,7 @@ class Env:
 
     def app(self, *, batch_size: int = 2, repos: list[str] | None = None,
             throttle: Any = None, store: Store | None = None) -> MemharnessApp:
-        app = MemharnessApp(store or self.store, now=APP_NOW, cursor_blink=False,
+        app = MemharnessApp(opener_for(store or self.store), now=APP_NOW, cursor_blink=False,
                             search_debounce=0, config_dir=self.root / "config")
         app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
             clock=self.clock, timer=FakeTimer(), batch_size=batch_size,
@@ -74,12 +76,12 @@ async def drift_settled(pilot: Any, dash: StalenessDashboard) -> None:
     calm = 0
     for _ in range(300):
         await settle(pilot, 1)
-        pending = [fid for fid in dash.visible_ids()
-                   if (info := dash.rows.get(fid)) is not None and info.judged is not None
+        pending = [fid for fid in dash.panel.visible_ids()
+                   if (info := dash.panel.rows.get(fid)) is not None and info.judged is not None
                    and info.judged.resolved and info.judged.freshness != "unresolved"
                    and not info.drift_done]
-        quiet = dash._loaded and not dash._needs_load and not pending and (
-            bool(dash.visible_ids()) or not dash.shown)
+        quiet = dash.panel._loaded and not dash.panel._needs_load and not pending and (
+            bool(dash.panel.visible_ids()) or not dash.panel.shown)
         calm = calm + 1 if quiet else 0
         if calm >= 2:  # twice in a row: no reload or drift worker started in between
             break
@@ -88,6 +90,53 @@ async def drift_settled(pilot: Any, dash: StalenessDashboard) -> None:
 
 
 async def settle(pilot: Any, rounds: int = 4) -> None:
+    from textual.worker import WorkerCancelled
+
     for _ in range(rounds):
-        await pilot.app.workers.wait_for_complete()
+        for _attempt in range(20):
+            try:  # an exclusive worker replaced by a newer one is cancelled: wait again
+                await pilot.app.workers.wait_for_complete()
+                break
+            except WorkerCancelled:
+                continue
         await pilot.pause()
+
+
+class Stepper:
+    """Drive a pass one event at a time on the UI thread, through the dashboard's own code
+    (``prepare_pass`` / ``controller.events`` / ``apply``): deterministic snapshots without a
+    test hook in production code. ``seen`` lists (checked, total) of every event shown."""
+
+    def __init__(self, dash: StalenessDashboard) -> None:
+        self.dash = dash
+        self.st = dash.prepare_pass()
+        self.events = dash.controller.events(self.st) if self.st is not None else iter(())
+        self.seen: list[tuple[int, int]] = []
+
+    def step(self) -> bool:
+        from memharness_tui.tui.widgets.staleness.controller import PassFailed, pass_error
+
+        if self.st is None or self.st.done:
+            return False
+        try:
+            event = next(self.events)
+        except StopIteration:
+            return False
+        except Exception as exc:  # noqa: BLE001 - as the pass thread reports it
+            self.dash.on_pass_failed(PassFailed(self.st.run, pass_error(exc)))
+            return False
+        self.seen.append((event.checked, event.total))
+        self.dash.apply(self.st, event)
+        return not self.st.done
+
+    def run(self) -> Stepper:
+        while self.step():
+            pass
+        return self
+
+
+def shown_summary(dash: StalenessDashboard) -> str:
+    """The counters line as on screen (the headless summary after a pass)."""
+    from memharness_tui.tui.widgets.staleness.counters import PassCounters
+
+    return dash.query_one(PassCounters).text()

@@ -10,7 +10,7 @@ from memharness_tui.tui.screens.detail import FactDetailScreen
 from memharness_tui.tui.screens.revise import ReviseScreen
 from memharness_tui.tui.staleness_commands import StalenessCommands, _start_fact_action
 
-from .conftest import Env, ready, settle
+from .conftest import Env, Stepper, ready, settle, shown_summary
 from .helpers import rows
 
 
@@ -20,15 +20,17 @@ async def test_palette_entries_drive_the_dashboard_and_open_facts(env: Env) -> N
         dash = await ready(pilot)
         provider = StalenessCommands(app.screen)
         titles = {title: cb for title, _, cb in provider.entries()}
-        titles["Staleness: toggle check-only"]()
+        titles["Staleness: toggle check-only"]()  # presses the binding, after a refresh
+        await settle(pilot)
         assert dash.check_only
         titles["Staleness: start a pass"]()
+        await settle(pilot)
         for _ in range(300):
             await pilot.pause(0.01)
             if dash.state is not None and dash.state.done:
                 break
         await settle(pilot)
-        assert dash.last_summary.startswith("checked 7 / ")
+        assert shown_summary(dash).startswith("checked 7 / ")
         hits = [h async for h in provider.search("revise 3")]
         assert any("Revise fact #3" in str(h.text) for h in hits)
         _start_fact_action(app, "revise", env.ids[2])
@@ -39,13 +41,11 @@ async def test_palette_entries_drive_the_dashboard_and_open_facts(env: Env) -> N
 async def test_retract_helper_for_other_panes_and_reason_on_detail(env: Env) -> None:
     async with env.app().run_test(size=(140, 40)) as pilot:
         dash = await ready(pilot)
-        dash.start_pass(threaded=False)
-        while dash.step_pass():
-            pass
+        Stepper(dash).run()
         await settle(pilot)
         table = dash.query_one("#flagged-table", DataTable)
         first = fact_id_at_cursor(table)
-        assert first == dash.shown[0].id
+        assert first == dash.panel.shown[0].id
         # the detail screen asks the app for a reason: the dashboard answers from its pass
         await pilot.press("i")
         await settle(pilot)

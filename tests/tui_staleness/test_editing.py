@@ -10,22 +10,20 @@ from memharness_tui.tui.screens.confirm import ConfirmScreen
 from memharness_tui.tui.screens.fact_form import NewFactScreen, ReviseFormScreen
 from memharness_tui.tui.screens.revise import ReviseScreen
 
-from .conftest import DB, Env, ready, settle
+from .conftest import DB, Env, Stepper, ready, settle, shown_summary
 from .helpers import rows
 
 
 async def flagged_after_pass(pilot, env: Env):
     dash = await ready(pilot)
-    dash.start_pass(threaded=False)
-    while dash.step_pass():
-        pass
+    Stepper(dash).run()
     await settle(pilot)
     return dash
 
 
 def cursor_to(dash, fact_id: int) -> None:
     table = dash.query_one("#flagged-table", DataTable)
-    table.move_cursor(row=[f.id for f in dash.shown].index(fact_id), animate=False)
+    table.move_cursor(row=[f.id for f in dash.panel.shown].index(fact_id), animate=False)
 
 
 async def open_revise(pilot, dash, fact_id: int) -> ReviseScreen:
@@ -97,7 +95,7 @@ async def test_rewrite_validates_inline_then_revises_and_checks_at_head(env: Env
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert not isinstance(pilot.app.screen, ReviseFormScreen | ReviseScreen)
-        assert auth not in [f.id for f in dash.flagged]
+        assert auth not in [f.id for f in dash.panel.flagged]
         # the detail screen can explain the verdict written by the rewrite, not only a pass's
         new_id = rows(env.db)[auth]["superseded_by"]
         new_fact = await pilot.app.gateway.call(lambda s: s.get(new_id))
@@ -142,7 +140,7 @@ async def test_downgrade_keeps_text_and_pin_and_the_verdict(env: Env) -> None:
         await pilot.press("y")
         await settle(pilot)
         new_id = rows(env.db)[auth]["superseded_by"]
-        assert new_id in [f.id for f in dash.flagged]  # still stale: still flagged
+        assert new_id in [f.id for f in dash.panel.flagged]  # still stale: still flagged
     got = rows(env.db)
     old, new = got[auth], got[new_id]
     assert new["fact"] == old["fact"] and abs(new["confidence"] - 0.45) < 1e-9
@@ -165,7 +163,7 @@ async def test_retract_asks_first(env: Env) -> None:
         await pilot.press("delete")
         await pilot.press("y")
         await settle(pilot)
-        assert legacy not in [f.id for f in dash.flagged]
+        assert legacy not in [f.id for f in dash.panel.flagged]
     got = rows(env.db)[legacy]
     assert got["retracted_at"] is not None and got["superseded_by"] is None
 
@@ -179,7 +177,7 @@ async def test_bulk_triage_marks_then_applies_after_one_confirmation(env: Env) -
         await pilot.press("space")
         cursor_to(dash, legacy)
         await pilot.press("space")
-        assert dash.marked == {config, legacy}
+        assert dash.panel.marked == {config, legacy}
         await pilot.press("y")
         confirm = pilot.app.screen
         assert isinstance(confirm, ConfirmScreen) and "2 facts" in confirm.title_text
@@ -191,16 +189,16 @@ async def test_bulk_triage_marks_then_applies_after_one_confirmation(env: Env) -
                    for n in pilot.app._notifications)
         # select all of a filter (stale only) and downgrade them all
         await pilot.press("v")
-        assert dash.verdict_filter == "stale"
-        stale_ids = {f.id for f in dash.shown}
+        assert dash.panel.verdict_filter == "stale"
+        stale_ids = {f.id for f in dash.panel.shown}
         assert stale_ids == {auth, legacy}
         await pilot.press("a")
-        assert dash.marked == stale_ids
+        assert dash.panel.marked == stale_ids
         await pilot.press("w")
         assert "Downgrade 2 facts?" in pilot.app.screen.title_text
         await pilot.press("y")
         await settle(pilot)
-        assert len(dash.last_bulk.changed) == 2 and not dash.marked
+        assert len(dash.last_bulk.changed) == 2 and not dash.panel.marked
     got = rows(env.db)
     c_new = got[got[config]["superseded_by"]]
     assert (c_new["freshness"], c_new["source_commit"]) == ("current", env.shop.head)
@@ -259,7 +257,10 @@ async def test_read_only_store_refuses_writes_and_passes_only_check(env: Env) ->
             await pilot.press("delete")
             await settle(pilot)
             assert not isinstance(pilot.app.screen, NewFactScreen | ConfirmScreen)
-            assert sum("read-only" in n.message for n in app._notifications) >= 3
+            # one rule (check_action) disables the write keys; the footer shows them disabled
+            active = pilot.app.screen.active_bindings
+            assert not active["n"].enabled and not active["w"].enabled
+            assert not active["delete"].enabled and active["s"].enabled
             await pilot.press("s")
             for _ in range(300):
                 await pilot.pause(0.01)
@@ -267,7 +268,21 @@ async def test_read_only_store_refuses_writes_and_passes_only_check(env: Env) ->
                     break
             await settle(pilot)
             assert dash.state.check_only
-            assert dash.last_summary.startswith("checked 7 / ")
+            assert shown_summary(dash).startswith("checked 7 / ")
+            # the revise modal refuses too: its write keys are disabled, nothing opens
+            dash.query_one("#flagged-table").focus()
+            await pilot.press("enter")
+            await settle(pilot)
+            revise = pilot.app.screen
+            assert isinstance(revise, ReviseScreen)
+            await revise.git_ready.wait()
+            for key in ("e", "y", "w", "r", "delete"):
+                await pilot.press(key)
+                await settle(pilot)
+                assert pilot.app.screen is revise, key
+            active = revise.active_bindings
+            assert not any(active[k].enabled for k in ("e", "y", "w", "r"))
+            assert active["escape"].enabled
     finally:
         ro.close()
     assert rows(env.db) == before

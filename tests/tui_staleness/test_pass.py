@@ -12,9 +12,9 @@ import pytest
 from textual.widgets import ProgressBar, Static
 
 from memharness_tui.staleness import cli as staleness_cli
-from memharness_tui.tui.widgets.dashboard import PassProgressed
+from memharness_tui.tui.widgets.staleness.controller import PassProgressed
 
-from .conftest import Env, ready, settle
+from .conftest import Env, Stepper, ready, settle, shown_summary
 from .helpers import EXPECTED, rows
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -44,10 +44,11 @@ async def test_step_pass_shows_every_batch_then_the_headless_summary(
     app = env.app(batch_size=2)
     async with app.run_test(size=(140, 40)) as pilot:
         dash = await ready(pilot)
-        assert dash.start_pass(threaded=False)
+        stepper = Stepper(dash)
+        assert stepper.st is not None
         shown: list[str] = []
         bars: list[tuple[float, float | None]] = []
-        while dash.step_pass():
+        while stepper.step():
             await pilot.pause()
             shown.append(plain(dash, "#dash-counters"))
             bar = dash.query_one("#dash-progress", ProgressBar)
@@ -57,7 +58,7 @@ async def test_step_pass_shows_every_batch_then_the_headless_summary(
         assert shown[0].startswith("checked 0 of 7")
         assert "checked 2 of 7" in shown[1] and "checked 4 of 7" in shown[2]
         assert (2, 7) in bars and (4, 7) in bars
-        assert dash.progress_seen == [(0, 7), (2, 7), (4, 7), (6, 7), (7, 7), (7, 7)]
+        assert stepper.seen == [(0, 7), (2, 7), (4, 7), (6, 7), (7, 7), (7, 7)]
         # the end: exactly the headless line, and how long it took
         assert plain(dash, "#dash-counters") == expected_line
         assert expected_line == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
@@ -65,7 +66,7 @@ async def test_step_pass_shows_every_batch_then_the_headless_summary(
         log = "\n".join(str(line.text) for line in dash.query_one("#dash-log").lines)
         assert "src/legacy.py was deleted since" in log and "(backfilled)" in log
         # the flagged table reloaded from the store
-        assert [f.id for f in dash.flagged] == [env.ids[i - 1] for i in (1, 3, 4, 5, 6)]
+        assert [f.id for f in dash.panel.flagged] == [env.ids[i - 1] for i in (1, 3, 4, 5, 6)]
     assert verdicts(env) == EXPECTED
     backfilled = rows(env.db)[env.ids[7]]
     assert backfilled["source_commit"] == env.shop.c2 and backfilled["source_path"] == "src/auth.py"
@@ -95,11 +96,11 @@ async def test_threaded_pass_streams_progress_messages(env: Env) -> None:
                 break
         await settle(pilot)
         assert dash.state is not None and dash.state.done
-        intermediate = [c for c, total in dash.progress_seen if 0 < c < total]
-        assert len(intermediate) >= 3, dash.progress_seen
+        intermediate = [c for c, total in seen if 0 < c < total]
+        assert len(intermediate) >= 3, seen
         received = list(dict.fromkeys(c for c, _ in seen))  # the hook sees a message per hop
         assert received == [0, 1, 2, 3, 4, 5, 6, 7]
-        assert dash.last_summary == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
+        assert shown_summary(dash) == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
     assert verdicts(env) == EXPECTED
 
 
@@ -147,7 +148,7 @@ async def test_check_only_writes_nothing(env: Env) -> None:
             if dash.state is not None and dash.state.done:
                 break
         await settle(pilot)
-        assert dash.last_summary == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
+        assert shown_summary(dash) == "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
         assert "check-only: nothing written" in plain(dash, "#dash-rate")
     assert rows(env.db) == before
 
@@ -169,43 +170,62 @@ async def test_unusable_repo_is_a_clear_error_and_nothing_is_written(env: Env) -
 
 
 async def test_pass_while_another_process_writes(env: Env) -> None:
+    """Real overlap: the writer waits for a signal the pass gives once it has started, and keeps
+    writing (one commit per fact) until the test says the pass has ended."""
+    stop = env.root / "stop-writing"
     writer = textwrap.dedent(f"""
-        import sys
+        import sys, pathlib
         sys.path.insert(0, {str(REPO_ROOT)!r})
         from memharness_tui.store import Store
+        sys.stdin.readline()  # the signal: the pass has started
         s = Store.open({str(env.db)!r})
-        for i in range(150):
-            s.remember("writer", f"note {{i}}", source_commit={env.shop.c1!r},
+        n = 0
+        while not pathlib.Path({str(stop)!r}).exists():
+            s.remember("writer", f"note {{n}}", source_commit={env.shop.c1!r},
                        source_path="src/db.py")
+            n += 1
+            if n == 1:
+                print("writing", flush=True)
         s.close()
-        print("done")
+        print(n, flush=True)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", writer], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    app = env.app(batch_size=1)
+    proc = subprocess.Popen([sys.executable, "-c", writer], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    overlapped: list[int] = []
+
+    def throttle(event) -> None:  # pass thread, after each batch
+        if not overlapped:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            assert proc.stdout.readline().strip() == "writing"  # its first commit is in
+            overlapped.append(event.checked)
+
+    app = env.app(batch_size=1, throttle=throttle)
     try:
         async with app.run_test(size=(140, 40)) as pilot:
             dash = await ready(pilot)
-            passes = 0
-            while passes < 3:  # keep passing while the writer writes
-                await pilot.press("s")
-                for _ in range(1000):
-                    await pilot.pause(0.01)
-                    if dash.state is not None and dash.state.done:
-                        break
-                assert dash.state.error is None, dash.state.error
-                passes += 1
-            await settle(pilot)
+            await pilot.press("s")
+            for _ in range(2000):
+                await pilot.pause(0.01)
+                if dash.state is not None and dash.state.done:
+                    break
+            assert dash.state is not None and dash.state.done
+            assert dash.state.error is None, dash.state.error
             report = dash.state.spass.report
-            assert report.checked == report.total >= 7
+            assert overlapped and report.checked == report.total >= 7
+            stop.touch()  # the pass has ended: the writer may stop
+            await settle(pilot)
     finally:
+        stop.touch()
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    assert out.strip() == "done"
+    written = int(out.split()[-1])
+    assert written >= 1
     got = rows(env.db)
     notes = [r for r in got.values() if r["subject"] == "writer"]
-    assert len(notes) == 150 and {r["fact"] for r in notes} == {f"note {i}" for i in range(150)}
-    # every verdict the last pass wrote is whole: freshness, checked_at and checked_head together
+    assert {r["fact"] for r in notes} == {f"note {i}" for i in range(written)}
+    # every verdict the pass wrote is whole: freshness, checked_at and checked_head together
     for v in report.verdicts:
         r = got[v.fact_id]
         assert r["freshness"] == v.freshness and r["checked_head"] == env.shop.head

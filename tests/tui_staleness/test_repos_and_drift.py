@@ -7,7 +7,7 @@ from textual.widgets import DataTable, Input, OptionList, Static
 from memharness_tui.tui.repos import REPOS_FILE, default_repos, load_repos, save_repos
 from memharness_tui.tui.screens.repos import ReposScreen
 
-from .conftest import Env, ready, settle
+from .conftest import Env, Stepper, ready, settle
 
 
 def test_repos_default_to_the_repo_around_cwd_and_are_remembered(env: Env) -> None:
@@ -16,10 +16,12 @@ def test_repos_default_to_the_repo_around_cwd_and_are_remembered(env: Env) -> No
     assert default_repos(inside) == [str(env.shop.path)]
     assert load_repos(cfg, cwd=inside) == [str(env.shop.path)]  # nothing saved yet
     assert load_repos(cfg, cwd=env.root) == []  # not in a repo: no default
-    save_repos(["/a", "/b", "/a"], cfg)
-    assert load_repos(cfg, cwd=inside) == ["/a", "/b"]
+    save_repos(["/a", "/b", "/a"], cfg, db=env.db)
+    assert load_repos(cfg, db=env.db, cwd=inside) == ["/a", "/b"]
+    # saved per database: another database still gets its own default
+    assert load_repos(cfg, db=env.root / "other.db", cwd=inside) == [str(env.shop.path)]
     (cfg / REPOS_FILE).write_text("{not json")
-    assert load_repos(cfg, cwd=inside) == [str(env.shop.path)]
+    assert load_repos(cfg, db=env.db, cwd=inside) == [str(env.shop.path)]
 
 
 async def test_repos_modal_checks_paths_and_saves_the_list(env: Env) -> None:
@@ -27,7 +29,7 @@ async def test_repos_modal_checks_paths_and_saves_the_list(env: Env) -> None:
     app.staleness_options.repos = None  # use the saved list (empty config: the cwd default)
     async with app.run_test(size=(120, 36)) as pilot:
         dash = await ready(pilot)
-        assert dash.repos == []  # the cwd (tmp root) is not a repo
+        assert list(dash.repos) == []  # the cwd (tmp root) is not a repo
         assert "press g to add one" in dash.query_one("#dash-repos", Static).render().plain
         await pilot.press("g")
         await settle(pilot)
@@ -44,8 +46,8 @@ async def test_repos_modal_checks_paths_and_saves_the_list(env: Env) -> None:
         assert screen.repos == [str(env.shop.path)]
         await pilot.press("escape")
         await settle(pilot)
-        assert dash.repos == [str(env.shop.path)]
-        assert load_repos(env.root / "config") == [str(env.shop.path)]
+        assert list(dash.repos) == [str(env.shop.path)]
+        assert load_repos(env.root / "config", db=env.db) == [str(env.shop.path)]
         # and removing it again
         await pilot.press("g")
         await settle(pilot)
@@ -54,8 +56,8 @@ async def test_repos_modal_checks_paths_and_saves_the_list(env: Env) -> None:
         await pilot.press("down", "x")
         await pilot.press("escape")
         await settle(pilot)
-        assert dash.repos == []
-        assert load_repos(env.root / "config") == []
+        assert list(dash.repos) == []
+        assert load_repos(env.root / "config", db=env.db) == []
 
 
 async def test_drift_is_computed_lazily_for_the_rows_on_screen(env: Env) -> None:
@@ -66,9 +68,9 @@ async def test_drift_is_computed_lazily_for_the_rows_on_screen(env: Env) -> None
     async with env.app().run_test(size=(100, 24)) as pilot:
         dash = await ready(pilot)
         await settle(pilot)
-        done = [fid for fid, info in dash.rows.items() if info.drift_done]
-        visible = dash.visible_ids()
-        assert 0 < len(done) <= len(visible) + 1 < len(dash.rows)
+        done = [fid for fid, info in dash.panel.rows.items() if info.drift_done]
+        visible = dash.panel.visible_ids()
+        assert 0 < len(done) <= len(visible) + 1 < len(dash.panel.rows)
         assert set(done) <= set(visible)
         table = dash.query_one("#flagged-table", DataTable)
         assert str(table.get_cell(str(visible[0]), "drift")) == "1 commit +1 −1"
@@ -76,24 +78,22 @@ async def test_drift_is_computed_lazily_for_the_rows_on_screen(env: Env) -> None
         table.scroll_end(animate=False)
         await pilot.pause()
         await settle(pilot)
-        last = dash.shown[-1].id
-        assert dash.rows[last].drift_done
-        assert not all(info.drift_done for info in dash.rows.values())
+        last = dash.panel.shown[-1].id
+        assert dash.panel.rows[last].drift_done
+        assert not all(info.drift_done for info in dash.panel.rows.values())
 
 
 async def test_big_flagged_lists_say_so_and_filter_in_the_store(env: Env, monkeypatch) -> None:
-    from memharness_tui.tui.widgets import dashboard
+    from memharness_tui.tui.widgets.staleness import flagged
 
-    monkeypatch.setattr(dashboard, "FLAGGED_LIMIT", 3)
+    monkeypatch.setattr(flagged, "FLAGGED_LIMIT", 3)
     async with env.app().run_test(size=(140, 40)) as pilot:
         dash = await ready(pilot)
-        dash.start_pass(threaded=False)
-        while dash.step_pass():
-            pass
+        Stepper(dash).run()
         await settle(pilot)
         label = dash.query_one("#dash-filters-label", Static).render().plain
         assert label.startswith("5 flagged (first 3 loaded, 3 shown)")
         await pilot.press("v", "v")  # unresolved: read from the store, not cut from the page
         await settle(pilot)
-        assert [f.freshness for f in dash.shown] == ["unresolved", "unresolved"]
-        assert [f.id for f in dash.shown] == [env.ids[4], env.ids[5]]
+        assert [f.freshness for f in dash.panel.shown] == ["unresolved", "unresolved"]
+        assert [f.id for f in dash.panel.shown] == [env.ids[4], env.ids[5]]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable
 
-from .conftest import Env, drift_settled, ready, settle
+from .conftest import Env, Stepper, drift_settled, ready, settle
 
 SIZE = (120, 36)
 
@@ -32,9 +32,10 @@ def test_dashboard_before_a_pass(snap_compare: Any, seeded: Env) -> None:
 def test_dashboard_during_a_pass(snap_compare: Any, seeded: Env) -> None:
     async def run_before(pilot: Any) -> None:
         dash = await ready(pilot)
-        dash.start_pass(threaded=False)
+        stepper = Stepper(dash)
         for _ in range(3):  # the start event and two batches of two: 4 of 7 checked
-            dash.step_pass()
+            stepper.step()
+        await pilot.press("r")  # the header's counts as of now (not whenever the poll ran)
         await settle(pilot)
 
     assert snap_compare(seeded.app(batch_size=2), terminal_size=SIZE, run_before=run_before)
@@ -43,9 +44,7 @@ def test_dashboard_during_a_pass(snap_compare: Any, seeded: Env) -> None:
 def test_dashboard_after_a_pass(snap_compare: Any, seeded: Env) -> None:
     async def run_before(pilot: Any) -> None:
         dash = await ready(pilot)
-        dash.start_pass(threaded=False)
-        while dash.step_pass():
-            pass
+        Stepper(dash).run()
         await settle(pilot)
         await drift_settled(pilot, dash)
 
@@ -55,9 +54,7 @@ def test_dashboard_after_a_pass(snap_compare: Any, seeded: Env) -> None:
 def test_dashboard_after_a_pass_small_terminal(snap_compare: Any, seeded: Env) -> None:
     async def run_before(pilot: Any) -> None:
         dash = await ready(pilot)
-        dash.start_pass(threaded=False)
-        while dash.step_pass():
-            pass
+        Stepper(dash).run()
         await settle(pilot)
         await drift_settled(pilot, dash)
 
@@ -67,9 +64,7 @@ def test_dashboard_after_a_pass_small_terminal(snap_compare: Any, seeded: Env) -
 def test_revise_modal_with_diff(snap_compare: Any, seeded: Env) -> None:
     async def run_before(pilot: Any) -> None:
         dash = await ready(pilot)
-        dash.start_pass(threaded=False)
-        while dash.step_pass():
-            pass
+        Stepper(dash).run()
         await settle(pilot)
         await drift_settled(pilot, dash)
         table = dash.query_one("#flagged-table", DataTable)

@@ -96,7 +96,7 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
 
     @work(exclusive=True, group="detail", exit_on_error=False)
     async def _load(self, fact_id: int) -> None:
-        why = await self.mapp.gateway.call(lambda s: s.why(fact_id))
+        why = await self.mapp.service.why(fact_id)
         self.why = why
         self.chain = [*reversed(why.ancestors), why.fact, *why.descendants]
         self._show(why)
@@ -141,7 +141,7 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         tm.rstrip()
         self.query_one("#detail-time", Static).update(tm)
         self.query_one("#detail-pin", Static).update(self._pin_text(f, now))
-        self._fill_chain()
+        self.call_after_refresh(self._fill_chain)  # after layout: labels fit the pane
 
     def _pin_text(self, f: Any, now: str) -> Text:
         pin = Text()
@@ -176,7 +176,10 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         n = len(self.chain)
         # Fit each node's fact text to the chain pane, after its fixed parts.
         # The fact box above has the chain's width (the tree itself may not be laid out yet).
-        pane = (self.query_one("#detail-text").content_size.width or self.size.width // 2) - 2
+        if self.size.width < NARROW:  # one column: the chain has the screen's width
+            pane = self.size.width - 6
+        else:
+            pane = (self.query_one("#detail-text").content_size.width or self.size.width // 2) - 2
         for i, f in enumerate(self.chain):
             me = f.id == self.fact_id
             marker = "● " if me else ("↑ " if i < self.chain.index(self.why.fact) else "↓ ")
@@ -211,14 +214,11 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
 
     def action_revise(self) -> None:
         from memharness_tui.tui.editing import revise
-        from memharness_tui.tui.repos import load_repos
-        from memharness_tui.tui.staleness_commands import dashboard
 
         if self.why is None:
             return
         fact = next((f for f in self.chain if f.id == self.fact_id), self.why.fact)
-        dash = dashboard(self.mapp)
-        revise(self.mapp, fact, dash.repos if dash is not None else load_repos(self.mapp.config_dir))
+        revise(self.mapp, fact, list(self.mapp.repos), factor=self.mapp.options.factor)
 
     def action_new_fact(self) -> None:
         from memharness_tui.tui.editing import new_fact

@@ -28,8 +28,6 @@ from memharness_tui.tui.editing import (
     parse_pin_commit,
     parse_pin_path,
     parse_valid_from,
-    write_new_fact,
-    write_rewrite,
 )
 from memharness_tui.tui.render import clean, fact_heading, safe
 
@@ -54,29 +52,6 @@ class FactFormScreen(ModalScreen[int | None]):
         Binding("ctrl+s", "submit", "Save", id="form.save"),
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
     ]
-    DEFAULT_CSS = """
-    FactFormScreen { align: center middle; }
-    #form-box {
-        width: 88; max-width: 98%; height: auto; max-height: 96%;
-        border: thick $primary; background: $surface; padding: 0 1;
-    }
-    #form-title { height: auto; text-style: bold; color: $primary; }
-    #form-context { height: auto; max-height: 4; color: $foreground-muted; }
-    #form-fields { height: auto; max-height: 30; }
-    .form-row { height: auto; margin-top: 1; }
-    #form-box.short .form-row { margin-top: 0; }
-    #form-box.short #form-help { display: none; }
-    .form-label { width: 14; padding-right: 1; text-style: bold; }
-    .form-row Input, .form-row Select { width: 1fr; }
-    #form-fact { height: 4; width: 1fr; background: $boost; }
-    .form-row Input { background: $boost; }
-    .form-error { height: auto; color: $error; text-style: bold; padding-left: 14; }
-    .form-error.-empty { display: none; }
-    #form-general { padding-left: 0; }
-    #form-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    #form-buttons Button { margin-left: 1; }
-    #form-help { height: 1; color: $foreground-muted; }
-    """
 
     TITLE_TEXT = "Fact"
 
@@ -98,7 +73,7 @@ class FactFormScreen(ModalScreen[int | None]):
         raise NotImplementedError
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="form-box"):
+        with Vertical(id="form-box", classes="modal-box"):
             yield Static(Text(self.TITLE_TEXT), id="form-title")
             ctx = self.context()
             if ctx is not None:
@@ -131,12 +106,6 @@ class FactFormScreen(ModalScreen[int | None]):
         return TextArea(value, id="form-fact", soft_wrap=True, compact=True,
                         show_line_numbers=False, tab_behavior="focus",
                         placeholder="what is true (required; Tab leaves this box)")
-
-    def on_mount(self) -> None:
-        self.mapp.settle_inputs(self)
-        if not getattr(self.mapp, "cursor_blink", True):
-            for area in self.query(TextArea):
-                area.cursor_blink = False
 
     # ----- values ---------------------------------------------------------------------
     def value(self, name: str) -> str:
@@ -288,7 +257,7 @@ class NewFactScreen(FactFormScreen):
         )
 
     async def write(self, values: FactValues) -> int:
-        new_id = await write_new_fact(self.mapp, values, self.repos)
+        new_id, _ = await self.mapp.service.new_fact(values, self.repos)
         self.mapp.notify(f"Remembered #{new_id}", title="new fact", timeout=4)
         return new_id
 
@@ -341,7 +310,7 @@ class ReviseFormScreen(FactFormScreen):
                           source_path=path)
 
     async def write(self, values: FactValues) -> int:
-        new_id, judged = await write_rewrite(self.mapp, self.fact.id, values, self.repos)
+        new_id, judged = await self.mapp.service.rewrite(self.fact.id, values, self.repos)
         self.judged = judged
         verdict = f" — checked: {judged.freshness}" if judged is not None else ""
         self.mapp.notify(f"Revised #{self.fact.id} → #{new_id}{verdict}", title="rewrite",

@@ -28,11 +28,17 @@ def _key_label(key: str) -> str:
 def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
     """(area, [(keys, description)]) built from the classes' BINDINGS so the list never drifts."""
     from memharness_tui.tui.app import MemharnessApp
+    from memharness_tui.tui.screens.confirm import ConfirmScreen
     from memharness_tui.tui.screens.detail import FactDetailScreen
+    from memharness_tui.tui.screens.fact_form import FactFormScreen
     from memharness_tui.tui.screens.main import MainScreen
+    from memharness_tui.tui.screens.modals import ErrorModal, ThemePicker, TimeTravelModal
+    from memharness_tui.tui.screens.repos import ReposScreen
     from memharness_tui.tui.screens.revise import ReviseScreen
+    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
+    from memharness_tui.tui.widgets.diff import DiffPane
     from memharness_tui.tui.widgets.recall import RecallPane
-    from memharness_tui.tui.widgets.staleness_slot import StalenessSlot
+    from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
     from memharness_tui.tui.widgets.subjects import SubjectsPane
 
     areas = [
@@ -40,9 +46,17 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
         ("Main screen", [MainScreen]),
         ("Recall tab", [RecallPane]),
         ("Subjects tab", [SubjectsPane]),
-        ("Staleness tab", [StalenessSlot]),
+        ("Changes tab", [DiffPane]),
+        ("Staleness tab", [StalenessDashboard, FlaggedPanel]),
         ("Fact detail", [FactDetailScreen]),
         ("Revise a flagged fact", [ReviseScreen]),
+        ("New fact and rewrite forms", [FactFormScreen]),
+        ("Repos editor", [ReposScreen]),
+        ("Confirm dialogs", [ConfirmScreen]),
+        ("Time travel", [TimeTravelModal]),
+        ("Theme picker", [ThemePicker]),
+        ("Error messages", [ErrorModal]),
+        ("This help", [HelpScreen]),
     ]
     sections: list[tuple[str, list[tuple[str, str]]]] = []
     for area, classes in areas:

@@ -1,4 +1,9 @@
-"""The main screen: header, counts, banners, and one tab per area (recall, subjects, diff, staleness)."""
+"""The main screen: header, counts, banners, and one tab per area (recall, subjects, diff, staleness).
+
+State down: the screen mirrors the app's state (``as_of``, ``store_revision``, ``readonly``,
+``repos``) in its own reactives and binds them into every pane with ``data_bind``; a pane
+reacts in its watchers and never reads another pane. Messages up: panes post ``OpenFact`` etc.
+"""
 
 from __future__ import annotations
 
@@ -7,32 +12,40 @@ from typing import TYPE_CHECKING, cast
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 from memharness_tui.tui.widgets.diff import DiffPane
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
 from memharness_tui.tui.widgets.recall import RecallPane
-from memharness_tui.tui.widgets.staleness_slot import StalenessSlot
 from memharness_tui.tui.widgets.subjects import SubjectsPane
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
 
-# (tab id, title, key) — the "staleness" slot is where issue #5's dashboard goes.
+# (tab id, title, key)
 TABS: tuple[tuple[str, str, str], ...] = (
     ("recall", "Recall", "1"),
     ("subjects", "Subjects", "2"),
     ("diff", "Changes", "3"),
     ("staleness", "Staleness", "4"),
 )
+# the widget that gets focus when a tab is shown (its keys then work at once)
+MAIN_WIDGET = {"recall": "#results", "subjects": "#subject-list", "diff": "#diff-table",
+               "staleness": "#flagged-table"}
+MIRRORED = ("as_of", "store_revision", "readonly", "repos")
+
+ASOF_BANNER = ("⏱ AS OF {as_of} — time travel: Recall, Subjects and Changes show what was "
+               "believed then; staleness verdicts are as of the last pass  (T: now)")
 
 
 class MainScreen(WorkerErrorsToApp, Screen[None]):
     AUTO_FOCUS = "#results"
     BINDINGS = [
-        *[Binding(key, f"show_tab('{tab}')", title, id=f"main.tab.{tab}",
+        *[Binding(key, f"show_tab('{tab}')", title, id=f"main.tab.{tab}", priority=True,
                   tooltip=f"Show the {title} tab")
           for tab, title, key in TABS],
         Binding("slash", "focus_search", "Search", id="main.search",
@@ -41,84 +54,106 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
                 tooltip="Time travel: show what was believed at a date"),
         Binding("T", "back_to_now", "Now", id="main.now",
                 tooltip="Back to now (leave time travel)"),
-        Binding("r", "reload", "Reload", id="main.reload", show=False,
-                tooltip="Reload counts and lists (agents may have written meanwhile)"),
+        Binding("r", "reload", "Reload", id="main.reload",
+                tooltip="Reload counts and lists (agents' writes also appear by themselves)"),
+        Binding("escape", "leave_text_box", "Leave box", show=False, id="main.leave_box",
+                tooltip="Leave a text box (then single-letter keys work)"),
     ]
+
+    as_of: reactive[str | None] = reactive(None)
+    store_revision: reactive[int] = reactive(0)
+    readonly: reactive[bool] = reactive(False)
+    repos: reactive[tuple[str, ...]] = reactive(())
+    agent_view: reactive[bool] = reactive(False)
 
     @property
     def mapp(self) -> MemharnessApp:
         return cast("MemharnessApp", self.app)
 
     def compose(self) -> ComposeResult:
+        for name in MIRRORED:  # before the panes bind to them
+            self.set_reactive(getattr(MainScreen, name), getattr(self.app, name))
+        bound = (MainScreen.as_of, MainScreen.store_revision, MainScreen.readonly)
         yield Header()
         yield StatusStrip(id="status-strip")
         yield Banner(id="readonly-banner", classes="banner")
         yield Banner(id="asof-banner", classes="banner")
         with TabbedContent(id="tabs", initial="recall"):
             with TabPane("Recall [1]", id="recall"):
-                yield RecallPane(id="recall-pane")
+                yield RecallPane(id="recall-pane").data_bind(*bound, MainScreen.agent_view)
             with TabPane("Subjects [2]", id="subjects"):
-                yield SubjectsPane(id="subjects-pane")
+                yield SubjectsPane(id="subjects-pane").data_bind(*bound)
             with TabPane("Changes [3]", id="diff"):
-                yield DiffPane(id="diff-pane")
+                yield DiffPane(id="diff-pane").data_bind(*bound)
             with TabPane("Staleness [4]", id="staleness"):
-                yield StalenessSlot(id="staleness-pane")
+                yield StalenessDashboard(id="staleness-pane").data_bind(*bound, MainScreen.repos)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.mapp.settle_inputs(self)
-        info = self.mapp.info
-        self.query_one("#readonly-banner", Banner).say(
-            "READ-ONLY — this database is opened read-only; nothing here can change it."
-            if info is not None and info.readonly else None
-        )
-        self.watch(self.app, "as_of", self._as_of_changed)
+        for name in MIRRORED:
+            self.watch(self.app, name, self._mirror(name), init=False)
+        self.watch_readonly(self.readonly)
+        self.watch_as_of(self.as_of)
         self.refresh_counts()
 
-    def _as_of_changed(self, as_of: str | None) -> None:
-        self.query_one("#asof-banner", Banner).say(
-            f"⏱ AS OF {as_of} — time travel: every list shows what was believed then  (T: now)"
-            if as_of else None
-        )
+    def _mirror(self, name: str):  # noqa: ANN202 - a small closure
+        def copy(value: object) -> None:
+            setattr(self, name, value)
+        return copy
+
+    def watch_readonly(self, readonly: bool) -> None:
+        self.query_one("#readonly-banner", Banner).say(
+            "READ-ONLY — this database is opened read-only; nothing here can change it."
+            if readonly else None)
+
+    def watch_as_of(self, as_of: str | None) -> None:
+        self.query_one("#asof-banner", Banner).say(ASOF_BANNER.format(as_of=as_of)
+                                                   if as_of else None)
+
+    def watch_store_revision(self) -> None:
+        self.refresh_counts()
 
     @work(exclusive=True, group="counts", exit_on_error=False)
     async def refresh_counts(self) -> None:
-        counts = await self.mapp.gateway.call(lambda s: s.counts())
+        counts = await self.mapp.service.counts()
         info = self.mapp.info
         if info is not None:
             self.query_one("#status-strip", StatusStrip).show(info.path, info.schema_version, counts)
 
+    # ----- keys -----------------------------------------------------------------------
     def action_show_tab(self, tab: str) -> None:
-        self.query_one("#tabs", TabbedContent).active = tab
+        tabs = self.query_one("#tabs", TabbedContent)
+        if tabs.active == tab:
+            self._focus_main(tab)  # already there: still put focus on its main widget
+        tabs.active = tab
+
+    def _focus_main(self, tab: str) -> None:
+        self.query_one(MAIN_WIDGET[tab]).focus()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        """Put focus on the pane's main widget so its keys work at once."""
+        if event.pane.id in MAIN_WIDGET:
+            self._focus_main(event.pane.id)
 
     def action_focus_search(self) -> None:
         self.action_show_tab("recall")
-        self.query_one("#recall-pane", RecallPane).focus_search()
+        self.query_one("#search").focus()
+
+    def action_leave_text_box(self) -> None:
+        """Esc in any text box: back to the pane's main widget."""
+        tab = self.query_one("#tabs", TabbedContent).active
+        if tab in MAIN_WIDGET:
+            self._focus_main(tab)
 
     def action_time_travel(self) -> None:
         self.mapp.action_time_travel()
 
     def action_reload(self) -> None:
-        self.reload_all()
+        self.mapp.reload_all()
 
     def action_back_to_now(self) -> None:
         self.mapp.as_of = None
 
-    @on(TabbedContent.TabActivated)
-    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
-        """Put focus somewhere useful so the pane's keys work at once."""
-        pane_id = event.pane.id
-        if pane_id == "subjects":
-            self.query_one("#subject-list").focus()
-        elif pane_id == "diff":
-            self.query_one("#diff-table").focus()
-        elif pane_id == "staleness":
-            self.query_one("#flagged-table").focus()
-
-    def reload_all(self) -> None:
-        """Counts and every pane (after a write, or when asked from the palette)."""
-        self.refresh_counts()
-        self.query_one("#recall-pane", RecallPane).run_search()
-        self.query_one(SubjectsPane).invalidate()
-        self.query_one(DiffPane).invalidate()
-        self.query_one("#staleness-pane", StalenessSlot).reload()  # issue #5's dashboard contract
+    def action_toggle_agent_view(self) -> None:
+        self.agent_view = not self.agent_view

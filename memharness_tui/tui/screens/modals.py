@@ -43,9 +43,6 @@ class TimeTravelModal(ModalScreen[str | None]):
                 yield Button("Back to now", id="asof-now")
                 yield Button("Cancel", id="asof-cancel")
 
-    def on_mount(self) -> None:
-        cast("MemharnessApp", self.app).settle_inputs(self)
-
     @on(Input.Submitted, "#asof-input")
     @on(Button.Pressed, "#asof-go")
     def _go(self) -> None:
@@ -85,7 +82,8 @@ class ErrorModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="error-box", classes="modal-box"):
-            yield Static(Text(self.title_text, style="bold"), classes="modal-title")
+            yield Static(Text(clean(self.title_text, single_line=True), style="bold"),
+                         classes="modal-title")
             yield Static(Text(clean(self.message)), id="error-message")
             with Horizontal(classes="modal-buttons"):
                 yield Button("Quit" if self.fatal else "Close", variant="error", id="error-ok")

@@ -18,23 +18,16 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from memharness_tui.tui.editing import (
-    DEFAULT_FACTOR,
-    GitView,
-    Judged,
-    downgrade_many,
-    is_readonly,
-    repin_ref,
-    still_true_many,
-    write_retract,
-)
+from memharness_tui.tui.editing import DEFAULT_FACTOR, is_readonly, repin_ref
 from memharness_tui.tui.render import clean, fact_heading, freshness_badge, safe, theme_color
+from memharness_tui.tui.services.git import Judged, revise_picture
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 
 if TYPE_CHECKING:
     from memharness_tui.staleness.git import Drift
     from memharness_tui.tui.app import MemharnessApp
 
+WRITE_ACTIONS = {"rewrite", "still_true", "downgrade", "retract"}
 MAX_DIFF_LINES = 3000  # a diff longer than this is cut (the rest is one `git diff` away)
 
 
@@ -88,21 +81,6 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         Binding("escape", "close", "Close", id="revise.close",
                 tooltip="Close without changing anything"),
     ]
-    DEFAULT_CSS = """
-    ReviseScreen { align: center middle; }
-    #revise-box {
-        width: 100%; height: 1fr; max-width: 140;
-        border: thick $primary; background: $surface; padding: 0 1;
-    }
-    #revise-title { height: 1; }
-    #revise-fact { height: auto; max-height: 5; margin-top: 1; }
-    #revise-pin { height: auto; margin-top: 1; }
-    #revise-diff {
-        height: 1fr; min-height: 4; margin-top: 1;
-        border: round $primary 50%; border-title-color: $primary;
-    }
-    #revise-diff:focus { border: round $primary; }
-    """
 
     def __init__(self, fact: Any, repos: list[str], *, factor: float = DEFAULT_FACTOR) -> None:
         super().__init__()
@@ -120,7 +98,7 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         return cast("MemharnessApp", self.app)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="revise-box"):
+        with Vertical(id="revise-box", classes="modal-box"):
             yield Static(id="revise-title")
             yield Static(id="revise-fact")
             yield Static(id="revise-pin")
@@ -146,20 +124,10 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
     @work(exclusive=True, group="revise-git", exit_on_error=False)
     async def _load_git(self) -> None:
         f = self.fact
-
-        def gather() -> tuple[Judged | None, Drift | None, str | None, list[str]]:
-            view = GitView(self.repos)
-            if not view or not f.source_commit:
-                return None, None, None, view.errors
-            judged = view.judge(f.source_commit, f.source_path)
-            if judged is None or not judged.resolved:
-                return judged, None, None, view.errors
-            drift = view.drift(f.source_commit, f.source_path, judged.repo)
-            diff = view.diff(f.source_commit, f.source_path, judged.repo)
-            return judged, drift, diff, view.errors
-
         try:
-            self.judged, self.drift, self.diff, self.git_errors = await asyncio.to_thread(gather)
+            pic = await revise_picture(self.repos, f.source_commit, f.source_path)
+            self.judged, self.drift, self.diff, self.git_errors = (pic.judged, pic.drift,
+                                                                   pic.diff, pic.errors)
         finally:
             self.git_ready.set()
         self._show_pin()
@@ -211,16 +179,13 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         return r.plain if isinstance(r, Text) else str(r)
 
     # ----- actions --------------------------------------------------------------------
-    def _refused(self) -> bool:
-        if is_readonly(self.mapp):
-            self.mapp.notify("This database is open read-only; nothing was written.",
-                             title="read only", severity="warning", timeout=5)
-            return True
-        return False
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The one read-only rule: write keys are disabled (and shown so) on a read-only store."""
+        if action in WRITE_ACTIONS and is_readonly(self.mapp):
+            return None
+        return True
 
     async def action_rewrite(self) -> None:
-        if self._refused():
-            return
         await self.git_ready.wait()
         from memharness_tui.tui.screens.fact_form import ReviseFormScreen
 
@@ -249,12 +214,10 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         self.app.push_screen(ConfirmScreen(title, detail, confirm=label, danger=danger), answered)
 
     def action_still_true(self) -> None:
-        if self._refused():
-            return
         f = self.fact
 
         async def go() -> None:
-            result = await still_true_many(self.mapp, [f], self.repos)
+            result = await self.mapp.service.still_true([f], self.repos)
             if result.changed:
                 self.mapp.notify(result.summary("Re-verified at HEAD:"), title="still true",
                                  timeout=5)
@@ -268,14 +231,12 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
                       "(same path), and record it as current.", "Still true", go)
 
     def action_downgrade(self) -> None:
-        if self._refused():
-            return
         f = self.fact
         new_conf = f.confidence * self.factor
 
         async def go() -> None:
             head = self.judged.head if self.judged is not None else None
-            result = await downgrade_many(self.mapp, [f], self.factor, head=head)
+            result = await self.mapp.service.downgrade([f], self.factor, head)
             self.mapp.notify(result.summary("Downgraded"), title="downgrade",
                              severity="information" if result.changed else "warning", timeout=5)
             if result.changed:
@@ -287,12 +248,10 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
                       "Downgrade", go)
 
     def action_retract(self) -> None:
-        if self._refused():
-            return
         f = self.fact
 
         async def go() -> None:
-            ids = await write_retract(self.mapp, f.id)
+            ids = await self.mapp.service.retract(f.id)
             self.mapp.notify(f"Retracted #{f.id}" if ids else f"#{f.id} was already retracted",
                              title="retract", timeout=4)
             self.dismiss("retracted")

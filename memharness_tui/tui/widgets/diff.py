@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
 from textual.widgets import Button, DataTable, Input, Static
 
 from memharness_tui.tui.messages import OpenFact
@@ -23,9 +25,43 @@ ROWS_PER_SECTION = 300  # keep the table light; the summary says how many there 
 
 
 class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
+    """Changes since a date; under time travel, only those made by then (``as_of``)."""
+
+    BINDINGS = [
+        Binding("d", "focus_since", "Since", id="diff.since",
+                tooltip="Type the date to show changes since (Enter shows them; Esc back)"),
+        Binding("u", "focus_subject", "Subject", show=False, id="diff.subject",
+                tooltip="Only changes to one subject (Enter shows them; Esc back)"),
+    ]
+
+    as_of: reactive[str | None] = reactive(None, init=False)
+    store_revision: reactive[int] = reactive(0, init=False)
+    readonly: reactive[bool] = reactive(False, init=False)
+
+    def action_focus_since(self) -> None:
+        self.query_one("#diff-since", Input).focus()
+
+    def action_focus_subject(self) -> None:
+        self.query_one("#diff-subject", Input).focus()
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.last_diff: Any = None
+        self._default_since = ""
+
+    def watch_as_of(self, as_of: str | None) -> None:
+        box = self.query_one("#diff-since", Input)
+        if box.value == self._default_since:  # not typed by the person: follow the travel
+            self._default_since = self._since_default(as_of)
+            box.value = self._default_since
+        self.invalidate()
+
+    def _since_default(self, as_of: str | None) -> str:
+        start = parse_iso(as_of or self.mapp.now_iso()) - timedelta(days=DEFAULT_DAYS)
+        return start.strftime("%Y-%m-%d")
+
+    def watch_store_revision(self) -> None:
+        self.invalidate()
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -44,8 +80,8 @@ class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
         for key, label in (("change", "Change"), ("id", "ID"), ("subject", "Subject"),
                            ("fact", "Fact (was → now)"), ("when", "When")):
             table.add_column(label, key=key)
-        start = parse_iso(self.mapp.now_iso()) - timedelta(days=DEFAULT_DAYS)
-        self.query_one("#diff-since", Input).value = start.strftime("%Y-%m-%d")
+        self._default_since = self._since_default(self.as_of)
+        self.query_one("#diff-since", Input).value = self._default_since
 
     def reload(self) -> None:
         self.run_diff()
@@ -65,16 +101,17 @@ class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
             )
             return
         subject = self.query_one("#diff-subject", Input).value.strip() or None
-        self._diff(since, subject)
+        self._diff(since, subject, self.as_of)
 
     @work(exclusive=True, group="diff", exit_on_error=False)
-    async def _diff(self, since: str, subject: str | None) -> None:
-        diff = await self.mapp.gateway.call(lambda s: s.diff(since, subject=subject))
+    async def _diff(self, since: str, subject: str | None, until: str | None) -> None:
+        diff = await self.mapp.service.diff(since, subject, until=until)
         self.last_diff = diff
-        self._show(diff, subject)
+        self._show(diff, subject, until)
 
-    def _show(self, diff: Any, subject: str | None) -> None:
+    def _show(self, diff: Any, subject: str | None, until: str | None = None) -> None:
         table = self.query_one("#diff-table", DataTable)
+        keep = table.cursor_row
         table.clear()
         ok = theme_color(self.app, "success", "green")
         warn = theme_color(self.app, "warning", "yellow")
@@ -102,6 +139,10 @@ class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
                           key=f"X{f.id}")
         summary = Text()
         summary.append(f"Changes since {diff.since}", style="bold")
+        if until is not None:
+            summary.append(f" up to {until}", style="bold")
+            if diff.since > until:
+                summary.append("  — the date is after the time-travel date", style="dim")
         if subject:
             summary.append(" for ")
             summary.append(clean(subject, single_line=True, max_len=40), style="italic")
@@ -116,6 +157,8 @@ class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
         if max(len(diff.learned), len(diff.revised), len(diff.retracted)) > ROWS_PER_SECTION:
             summary.append(f"  (first {ROWS_PER_SECTION} of each shown)", style="dim")
         self.query_one("#diff-summary", Static).update(summary)
+        if keep and table.row_count:  # a refresh: the cursor stays where it was
+            table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
 
     @on(DataTable.RowSelected, "#diff-table")
     def _open(self, event: DataTable.RowSelected) -> None:

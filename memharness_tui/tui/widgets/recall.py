@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.suggester import SuggestFromList
 from textual.timer import Timer
@@ -17,6 +18,7 @@ from textual.widgets import ContentSwitcher, Input, Select, Static
 
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell, clean, freshness_badge
+from memharness_tui.tui.services import RecallQuery
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.header import InfoLine
 from memharness_tui.tui.widgets.results_table import Col, ResultsTable
@@ -28,6 +30,7 @@ KIND_OPTIONS = ("semantic", "episodic", "procedural")
 FRESHNESS_OPTIONS = ("current", "stale", "unresolved", "unchecked")
 LIMIT_OPTIONS = (8, 25, 50, 100, 200)
 DEFAULT_LIMIT = 50
+WRITE_ACTIONS = {"new_fact", "retract"}  # disabled (shown so) on a read-only store
 NARROW = 120  # below this width the filters take two rows
 RESULT_COLUMNS = (
     Col("id", "ID", 5, "right"),
@@ -42,28 +45,14 @@ RESULT_COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class RecallParams:
-    query: str = ""
-    subject: str = ""
-    kind: str | None = None
-    freshness: str | None = None
-    limit: int = DEFAULT_LIMIT
-    as_of: str | None = None
-
-    def kwargs(self) -> dict[str, Any]:
-        return {
-            "subject": self.subject, "kind": self.kind, "as_of": self.as_of,
-            "limit": self.limit, "freshness": self.freshness,
-            "reinforce": False,  # SPEC §5: browsing never changes what the agent recalls
-        }
+RecallParams = RecallQuery  # what the Recall tab shows (kept under its old name)
 
 
 class RecallPane(WorkerErrorsToApp, Vertical):
     """Search box + filters over ``Store.recall``; a page of results and more on demand."""
 
     BINDINGS = [
-        Binding("a", "toggle_agent_view", "Agent view", id="recall.agent_view",
+        Binding("a", "screen.toggle_agent_view", "Agent view", id="recall.agent_view",
                 tooltip="Agent view: the exact text the agent's recall returns"),
         Binding("m", "more", "More", id="recall.more", tooltip="Load more results"),
         Binding("escape", "leave_input", "To results", show=False, id="recall.leave_input"),
@@ -74,7 +63,18 @@ class RecallPane(WorkerErrorsToApp, Vertical):
                 tooltip="Retract the highlighted fact (asks first)"),
     ]
 
-    agent_view: reactive[bool] = reactive(False)
+    agent_view: reactive[bool] = reactive(False, init=False)
+    as_of: reactive[str | None] = reactive(None, init=False)
+    store_revision: reactive[int] = reactive(0, init=False)
+    readonly: reactive[bool] = reactive(False, init=False)
+
+    class Shown(Message):
+        """Results for ``params`` are on screen (tests and benchmarks wait for this)."""
+
+        def __init__(self, params: RecallQuery, result: Any) -> None:
+            super().__init__()
+            self.params = params
+            self.result = result
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -82,7 +82,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._extra = 0  # results loaded beyond the limit by "more"
         self.params = RecallParams()
         self.last_result: Any = None
-        self.shown_params: RecallParams | None = None  # what the table shows (benchmarks wait on it)
+        self._stale = False  # the store moved while the pane was hidden
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -107,9 +107,29 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.set_class(self.size.width < NARROW, "narrow")
 
     def on_mount(self) -> None:
-        self.watch(self.app, "as_of", self._as_of_changed, init=False)
         self.run_search()  # first: the DB thread runs calls in order, and this is the first paint
         self.load_subject_suggestions()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if action in WRITE_ACTIONS and self.readonly else True
+
+    def watch_store_revision(self) -> None:
+        """The store moved: refresh in place (cursor on the same fact, focus and text kept)."""
+        if not self._shown_now():
+            self._stale = True
+            return
+        self.run_search(keep=True)
+        self.load_subject_suggestions()
+
+    def _shown_now(self) -> bool:
+        parent = self.parent
+        return self.is_mounted and parent is not None and bool(parent.display)
+
+    def on_show(self) -> None:
+        if self._stale:
+            self._stale = False
+            self.run_search(keep=True)
+            self.load_subject_suggestions()
 
     # ----- inputs -------------------------------------------------------------------------
     @on(Input.Changed, "#search, #subject-filter")
@@ -133,7 +153,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     def _selected(self) -> None:
         self.run_search()
 
-    def _as_of_changed(self, _value: str | None) -> None:
+    def watch_as_of(self) -> None:
         self.load_subject_suggestions()
         self.run_search()
 
@@ -147,20 +167,22 @@ class RecallPane(WorkerErrorsToApp, Vertical):
             kind=kind if isinstance(kind, str) else None,
             freshness=fresh if isinstance(fresh, str) else None,
             limit=limit if isinstance(limit, int) else DEFAULT_LIMIT,
-            as_of=self.mapp.as_of,
+            as_of=self.as_of,
         )
 
-    def run_search(self, *, more: bool = False) -> None:
-        if not more:
+    def run_search(self, *, more: bool = False, keep: bool = False) -> None:
+        """Search with the boxes' values; ``keep``: a refresh (same rows loaded, same cursor)."""
+        if not more and not keep:
             self._extra = 0
         params = self.current_params()
         self.params = params
-        self._search(replace(params, limit=params.limit + self._extra), params.limit, more)
+        self._search(replace(params, limit=params.limit + self._extra), params.limit,
+                     more or keep)
 
     # ----- workers ------------------------------------------------------------------------
     @work(exclusive=True, group="recall", exit_on_error=False)
     async def _search(self, params: RecallParams, base_limit: int, keep_cursor: bool) -> None:
-        result = await self.mapp.gateway.call(lambda s: s.recall(params.query, **params.kwargs()))
+        result = await self.mapp.service.recall(params)
         agent_text: str | None = None
         if self.agent_view:
             agent_text = await self._agent_text(params, base_limit, result)
@@ -172,20 +194,18 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         from memharness_tui.store import formats
 
         if params.limit != base_limit:
-            p = replace(params, limit=base_limit)
-            result = await self.mapp.gateway.call(lambda s: s.recall(p.query, **p.kwargs()))
+            result = await self.mapp.service.recall(replace(params, limit=base_limit))
         return formats.fmt_recall(result)
 
     @work(exclusive=True, group="recall-agent", exit_on_error=False)
     async def _refresh_agent_view(self) -> None:
         p = self.params
-        result = await self.mapp.gateway.call(lambda s: s.recall(p.query, **p.kwargs()))
+        result = await self.mapp.service.recall(p)
         self._show_agent_text(await self._agent_text(p, p.limit, result))
 
     @work(exclusive=True, group="recall-subjects", exit_on_error=False)
     async def load_subject_suggestions(self) -> None:
-        as_of = self.mapp.as_of
-        subjects = await self.mapp.gateway.call(lambda s: s.subjects(as_of=as_of))
+        subjects = await self.mapp.service.subjects(self.as_of)
         names = [s.subject for s in subjects]
         self.query_one("#subject-filter", Input).suggester = SuggestFromList(
             names, case_sensitive=False
@@ -194,7 +214,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     # ----- display ------------------------------------------------------------------------
     def _show(self, params: RecallParams, result: Any, keep_cursor: bool) -> None:
         self.last_result = result
-        self.shown_params = params
         table = self.query_one("#results", ResultsTable)
         rows = []
         for f in result.facts:
@@ -209,8 +228,12 @@ class RecallPane(WorkerErrorsToApp, Vertical):
                 freshness_badge(self.app, f.freshness, f.is_pinned),
                 Text("" if f.score is None else f"{f.score:.4f}"),
             ]))
-        table.set_rows(rows, cursor=table.cursor_row if keep_cursor else 0)
+        if keep_cursor:
+            table.set_rows(rows, cursor=table.cursor_row, keep=table.cursor_key)
+        else:
+            table.set_rows(rows)
         self._status(params, result)
+        self.post_message(self.Shown(params, result))
 
     def _status(self, params: RecallParams, result: Any) -> None:
         n = len(result.facts)
@@ -245,6 +268,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     # ----- actions ------------------------------------------------------------------------
     def watch_agent_view(self, on_: bool) -> None:
+        if not self.is_mounted:
+            return
         self.query_one("#recall-switcher", ContentSwitcher).current = (
             "agent-view" if on_ else "results"
         )
@@ -252,9 +277,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
             self._refresh_agent_view()
         if self.last_result is not None:
             self._status(self.params, self.last_result)
-
-    def action_toggle_agent_view(self) -> None:
-        self.agent_view = not self.agent_view
 
     def action_more(self) -> None:
         self._extra += self.params.limit

@@ -49,29 +49,6 @@ class ResultsTable(ScrollView, can_focus=True):
         Binding("enter", "select", "Open", show=False),
     ]
     COMPONENT_CLASSES = {"results--header", "results--cursor", "results--even"}
-    DEFAULT_CSS = """
-    ResultsTable {
-        background: $surface;
-        color: $foreground;
-        height: 1fr;
-        & > .results--header { text-style: bold; background: $panel; color: $foreground; }
-        & > .results--even { background: $surface-lighten-1 50%; }
-        &:dark > .results--even { background: $surface-darken-1 40%; }
-        & > .results--cursor {
-            background: $block-cursor-blurred-background;
-            color: $block-cursor-blurred-foreground;
-            text-style: $block-cursor-blurred-text-style;
-        }
-        &:focus {
-            background-tint: $foreground 5%;
-            & > .results--cursor {
-                background: $block-cursor-background;
-                color: $block-cursor-foreground;
-                text-style: $block-cursor-text-style;
-            }
-        }
-    }
-    """
 
     cursor_row: reactive[int] = reactive(0, always_update=True)
 
@@ -101,8 +78,9 @@ class ResultsTable(ScrollView, can_focus=True):
         self._style_cache: dict[tuple[object, ...], tuple[Style, Style, Style, Style]] = {}
 
     # ----- data -------------------------------------------------------------------------------
-    def set_rows(self, rows: Iterable[tuple[str, list[Text]]], *, cursor: int = 0) -> None:
-        """Replace every row at once (one repaint)."""
+    def set_rows(self, rows: Iterable[tuple[str, list[Text]]], *, cursor: int = 0,
+                 keep: str | None = None) -> None:
+        """Replace every row at once (one repaint); the cursor stays on ``keep``'s row if any."""
         self._keys, self._cells = [], []
         for key, cells in rows:
             self._keys.append(key)
@@ -110,6 +88,8 @@ class ResultsTable(ScrollView, can_focus=True):
         self._index = {k: i for i, k in enumerate(self._keys)}
         self._cache.clear()
         self.virtual_size = Size(self.size.width, len(self._keys) + 1)
+        if keep is not None and keep in self._index:
+            cursor = self._index[keep]
         self.cursor_row = max(0, min(cursor, len(self._keys) - 1))
         self.refresh()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -11,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Static
+from textual.widgets.data_table import RowDoesNotExist
 
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell, clean, freshness_badge, status_label
@@ -35,6 +37,9 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
     ]
 
     include_history: reactive[bool] = reactive(False)
+    as_of: reactive[str | None] = reactive(None, init=False)
+    store_revision: reactive[int] = reactive(0, init=False)
+    readonly: reactive[bool] = reactive(False, init=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -64,22 +69,30 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
                            ("predicate", "Predicate"), ("conf", "Conf"), ("fresh", "Freshness"),
                            ("learned", "Learned")):
             facts.add_column(label, key=key)
-        self.watch(self.app, "as_of", lambda _v: self.invalidate(), init=False)
+
+    def watch_as_of(self) -> None:
+        self.invalidate()
+
+    def watch_store_revision(self) -> None:
+        self.invalidate()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if action in ("new_fact", "retract") and self.readonly else True
 
     def reload(self) -> None:
         self._load_subjects()
 
     @work(exclusive=True, group="subjects", exit_on_error=False)
     async def _load_subjects(self) -> None:
-        as_of = self.mapp.as_of
-        self.subjects = await self.mapp.gateway.call(lambda s: s.subjects(as_of=as_of))
+        self.subjects = await self.mapp.service.subjects(self.as_of)
         self._fill_subjects()
         if self.subject is not None:
-            self.load_facts()
+            self.load_facts(keep=True)
 
     def _fill_subjects(self) -> None:
         needle = self.query_one("#subject-search", Input).value.strip().casefold()
         table = self.query_one("#subject-list", DataTable)
+        keep = _cursor_key(table)
         table.clear()
         shown = [s for s in self.subjects if needle in s.subject.casefold()] if needle else list(
             self.subjects
@@ -91,6 +104,9 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
                 Text(str(s.total), justify="right", style="dim"),
                 key=s.subject,
             )
+        if keep is not None:
+            with suppress(RowDoesNotExist):
+                table.move_cursor(row=table.get_row_index(keep), animate=False)
         table.border_subtitle = (
             f"{min(len(shown), SUBJECTS_SHOWN)} of {len(shown)}" if len(shown) > SUBJECTS_SHOWN
             else f"{len(shown)} subjects"
@@ -126,24 +142,28 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
         self.subject = subject
         self.load_facts()
 
-    def load_facts(self, *, more: bool = False) -> None:
+    def load_facts(self, *, more: bool = False, keep: bool = False) -> None:
+        """The chosen subject's facts; ``keep``: a refresh (same rows, cursor on the same fact)."""
+        if keep:
+            self._load_facts(self.subject, self.include_history, self.as_of, 0,
+                             self._offset + FACTS_PAGE)
+            return
         self._offset = self._offset + FACTS_PAGE if more else 0
-        self._load_facts(self.subject, self.include_history, self.mapp.as_of, self._offset)
+        self._load_facts(self.subject, self.include_history, self.as_of, self._offset, FACTS_PAGE)
 
     @work(exclusive=True, group="subject-facts", exit_on_error=False)
     async def _load_facts(self, subject: str | None, history: bool, as_of: str | None,
-                          offset: int) -> None:
+                          offset: int, limit: int) -> None:
         if subject is None:
             return
-        facts = await self.mapp.gateway.call(
-            lambda s: s.list_facts(subject, include_history=history, as_of=as_of,
-                                   offset=offset, limit=FACTS_PAGE)
-        )
+        facts = await self.mapp.service.facts_of(subject, include_history=history, as_of=as_of,
+                                                 offset=offset, limit=limit)
         table = self.query_one("#subject-facts", DataTable)
+        keep = _cursor_key(table)
         if offset == 0:
             table.clear()
         for f in facts:
-            label, style = status_label(f)
+            label, style = status_label(f, as_of)
             table.add_row(
                 Text(str(f.id), style="dim"),
                 cell(f.fact, style, max_len=60),
@@ -155,7 +175,10 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
                 Text(f.tx_at[:10], style=style or "dim"),
                 key=str(f.id),
             )
-        self._title(len(facts) == FACTS_PAGE)
+        if offset == 0 and keep is not None:
+            with suppress(RowDoesNotExist):
+                table.move_cursor(row=table.get_row_index(keep), animate=False)
+        self._title(len(facts) >= FACTS_PAGE and len(facts) % FACTS_PAGE == 0)
 
     def _title(self, has_more: bool = False) -> None:
         text = Text()
@@ -170,8 +193,8 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
                         style="dim")
             if has_more:
                 text.append("  ·  m: more", style="dim")
-        if self.mapp.as_of:
-            text.append(f"  ·  as of {self.mapp.as_of}", style="bold reverse")
+        if self.as_of:
+            text.append(f"  ·  as of {self.as_of}", style="bold reverse")
         self.query_one("#subject-title", Static).update(text)
 
     def watch_include_history(self, _value: bool) -> None:
@@ -200,3 +223,13 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
     def _open(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is not None:
             self.post_message(OpenFact(int(event.row_key.value)))
+
+
+def _cursor_key(table: DataTable[Any]) -> str | None:
+    """The key of a DataTable's highlighted row (None: empty)."""
+    if not table.row_count:
+        return None
+    try:
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+    except Exception:  # noqa: BLE001 - no cursor yet
+        return None

@@ -1,0 +1,78 @@
+"""Before a pass writes: do the chosen repos hold the pins at all?
+
+A pass against the wrong repo would turn correct verdicts into "unresolved" without a word.
+So when fewer than half of the pinned facts' commits resolve in the chosen repos, the pass
+must not write until someone confirms (the app asks; the headless command wants ``--force``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["PinCoverage", "coverage", "pin_coverage"]
+
+_PAGE = 2000
+
+
+@dataclass(frozen=True)
+class PinCoverage:
+    """How many pinned facts' commits the repos hold (``pins`` = pinned live facts)."""
+
+    pins: int
+    resolved: int
+
+    @property
+    def wrong_repo(self) -> bool:
+        """Fewer than half of the pins resolve: probably the wrong repo."""
+        return self.pins > 0 and 2 * self.resolved < self.pins
+
+    def sentence(self, repos: Sequence[str]) -> str:
+        where = ", ".join(repos) if repos else "no repo"
+        noun = "pin is" if self.pins == 1 else "pins are"
+        return f"{self.resolved} of {self.pins} {noun} in {where} — wrong repo?"
+
+
+def coverage(commits: Iterable[str], resolves: Callable[[str], bool]) -> PinCoverage:
+    """Count the commits ``resolves`` finds (pure: the caller says how to look one up)."""
+    pins = resolved = 0
+    for commit in commits:
+        pins += 1
+        if resolves(commit):
+            resolved += 1
+    return PinCoverage(pins, resolved)
+
+
+def _pinned_commits(db_path: str) -> list[str]:
+    from memharness_tui.store import Store
+
+    store = Store.open(db_path, readonly=True)
+    try:
+        out: list[str] = []
+        after = 0
+        while True:
+            page = store.staleness_targets(_PAGE, after)
+            if not page:
+                return out
+            out.extend(t.source_commit for t in page if t.source_commit)
+            after = page[-1].id
+    finally:
+        store.close()
+
+
+def pin_coverage(db_path: str | os.PathLike[str],
+                 repos: Sequence[str | os.PathLike[str]]) -> PinCoverage:
+    """Read the live pins (read-only) and look each commit up in the repos.
+
+    Raises RepoError for a repo that cannot be opened (the pass would refuse it too).
+    """
+    from memharness_tui.staleness.git import GitChecker
+
+    checkers = [GitChecker(Path(r)) for r in repos]
+
+    def resolves(commit: str) -> bool:
+        return any(ch.resolve(commit)[0] == "commit" for ch in checkers)
+
+    return coverage(_pinned_commits(str(db_path)), resolves)

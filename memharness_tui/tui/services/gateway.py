@@ -1,0 +1,92 @@
+"""The one DB thread: every Store call the app makes runs there, in order.
+
+A Store is single-threaded. The gateway owns one dedicated thread that opens its own Store
+lazily and runs every call there, so slow reads never block the UI and the Store is only ever
+touched from one thread. Tests run exactly this model (they hand in an opener, not a Store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+StoreLike = Any  # memharness_tui.store.Store (kept loose so this module imports without it)
+
+
+@dataclass(frozen=True)
+class StoreInfo:
+    path: str
+    readonly: bool
+    schema_version: int
+
+
+def default_now() -> str:
+    """Wall-clock UTC now in the store's canonical form."""
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+
+
+def should_open_readonly(path: str | None) -> bool:
+    """True when an existing file (or its folder, which WAL needs) cannot be written by us."""
+    if not path or path == ":memory:":
+        return False
+    p = Path(path)
+    if not p.exists():
+        return False
+    return not os.access(p, os.W_OK) or not os.access(p.parent, os.W_OK)
+
+
+class StoreGateway:
+    """Runs Store calls on one owned DB thread; the Store is opened there by ``opener``."""
+
+    def __init__(self, opener: Callable[[], StoreLike]) -> None:
+        if not callable(opener) or hasattr(opener, "recall"):
+            raise TypeError("StoreGateway needs an opener (a zero-argument callable), not a Store")
+        self._opener = opener
+        self._store: StoreLike | None = None
+        self._executor: ThreadPoolExecutor | None = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="memharness-db")
+
+    def _run(self, fn: Callable[[StoreLike], T]) -> T:
+        if self._store is None:
+            self._store = self._opener()
+        return fn(self._store)
+
+    async def call(self, fn: Callable[[StoreLike], T]) -> T:
+        """Run ``fn(store)`` on the DB thread and return its result (exceptions propagate).
+
+        Only :class:`~memharness_tui.tui.services.store.StoreService` calls this.
+        """
+        if self._executor is None:
+            raise RuntimeError("the database connection is closed")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._run, fn)
+
+    @property
+    def closed(self) -> bool:
+        return self._executor is None
+
+    def close(self) -> None:
+        """Close the store on its own thread (idempotent; never raises)."""
+        if self._executor is None:
+            return
+        executor, self._executor = self._executor, None
+
+        def _close() -> None:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+        with contextlib.suppress(Exception):  # closing must never crash the exit path
+            executor.submit(_close).result(timeout=5)
+        executor.shutdown(wait=False, cancel_futures=True)

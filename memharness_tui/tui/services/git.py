@@ -1,0 +1,142 @@
+"""The UI's one door to git: pins judged, drift and diffs read, through the staleness package.
+
+A :class:`GitView` opens libgit2 handles in the thread that creates it and must only be used
+there (libgit2 objects are not shared across threads); the async helpers below create one in a
+worker thread per question, so callers on the event loop never block on git.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from memharness_tui.staleness.git import Drift, GitChecker
+
+T = TypeVar("T")
+
+__all__ = ["GitView", "Judged", "RevisePicture", "judge", "judge_facts", "revise_picture"]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What git says about one pin right now (SPEC §8 verdict and its reason)."""
+
+    freshness: str
+    reason: str
+    repo: str  # work tree of the repo the pin was judged in
+    head: str  # that repo's HEAD
+    resolved: bool  # the pin is a commit in that repo (drift and diff are possible)
+
+
+class GitView:
+    """Checkers for a list of repos, opened in (and only used from) the creating thread.
+
+    Repos that cannot be opened are listed in ``errors`` instead of failing the view.
+    """
+
+    def __init__(self, repos: Sequence[str]) -> None:
+        from memharness_tui.staleness.git import GitChecker, RepoError
+
+        self.checkers: list[GitChecker] = []
+        self.errors: list[str] = []
+        seen: set[str] = set()
+        for r in repos:
+            try:
+                ch = GitChecker(r)
+            except RepoError as exc:
+                self.errors.append(str(exc))
+                continue
+            if str(ch.path) not in seen:
+                seen.add(str(ch.path))
+                self.checkers.append(ch)
+
+    def __bool__(self) -> bool:
+        return bool(self.checkers)
+
+    def _checker(self, repo: str) -> GitChecker | None:
+        for ch in self.checkers:
+            if str(ch.path) == repo:
+                return ch
+        return None
+
+    def judge(self, commit: str, path: str | None) -> Judged | None:
+        """Classify a pin against the repos (the repo whose history holds it wins)."""
+        from memharness_tui.staleness.verdicts import classify, classify_many
+
+        if not self.checkers:
+            return None
+        if len(self.checkers) == 1:
+            facts = self.checkers[0].facts(commit, path)
+            freshness, reason = classify(facts)
+        else:
+            facts, freshness, reason = classify_many([c.facts(commit, path) for c in self.checkers])
+        return Judged(freshness, reason, facts.repo, facts.head, facts.resolution == "commit")
+
+    def _ask(self, repo: str, question: Callable[[GitChecker], T]) -> T | None:
+        """Ask one repo's checker; an unusable repo or missing objects answer None."""
+        from memharness_tui.staleness.git import RepoError
+
+        ch = self._checker(repo)
+        if ch is None:
+            return None
+        try:
+            return question(ch)
+        except RepoError:
+            return None
+
+    def drift(self, commit: str, path: str | None, repo: str) -> Drift | None:
+        return self._ask(repo, lambda ch: ch.drift(commit, path))
+
+    def diff(self, commit: str, path: str | None, repo: str) -> str | None:
+        return self._ask(repo, lambda ch: ch.diff_text(commit, path))
+
+    def head_of(self, repo: str) -> str | None:
+        ch = self._checker(repo)
+        return ch.head if ch is not None else None
+
+
+async def judge(repos: Sequence[str], commit: str | None, path: str | None) -> Judged | None:
+    """One pin judged in a worker thread (None: no pin or no repo)."""
+    if not commit or not repos:
+        return None
+    return await asyncio.to_thread(lambda: GitView(repos).judge(commit, path))
+
+
+async def judge_facts(repos: Sequence[str], facts: Iterable[Any]) -> dict[int, Judged | None]:
+    """Every pinned fact judged now, by id, in one worker thread."""
+    items = [(f.id, f.source_commit, f.source_path) for f in facts]
+
+    def run() -> dict[int, Judged | None]:
+        view = GitView(repos)
+        return {fid: view.judge(commit, path) if (view and commit) else None
+                for fid, commit, path in items}
+
+    return await asyncio.to_thread(run)
+
+
+@dataclass(frozen=True)
+class RevisePicture:
+    """What the revise screen shows about a pin: its verdict now, drift, and the diff."""
+
+    judged: Judged | None
+    drift: Drift | None
+    diff: str | None
+    errors: list[str]
+
+
+async def revise_picture(repos: Sequence[str], commit: str | None,
+                         path: str | None) -> RevisePicture:
+    def gather() -> RevisePicture:
+        view = GitView(repos)
+        if not view or not commit:
+            return RevisePicture(None, None, None, view.errors)
+        judged = view.judge(commit, path)
+        if judged is None or not judged.resolved:
+            return RevisePicture(judged, None, None, view.errors)
+        return RevisePicture(judged, view.drift(commit, path, judged.repo),
+                             view.diff(commit, path, judged.repo), view.errors)
+
+    return await asyncio.to_thread(gather)

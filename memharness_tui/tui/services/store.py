@@ -1,0 +1,306 @@
+"""Every query and write the UI makes, by name and typed. Each runs on the DB thread.
+
+Widgets call ``app.service.<name>(...)``; none of them sees a Store. Writes also judge new
+pins through the git adapter, and report to the app (``on_write``) so ``store_revision`` moves
+and every pane refreshes itself — no pane reloads another by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memharness_tui.tui.services import git
+from memharness_tui.tui.services.gateway import StoreGateway, StoreInfo
+from memharness_tui.tui.services.git import Judged
+
+if TYPE_CHECKING:
+    from memharness_tui.store.types import (
+        DiffResult,
+        Fact,
+        RecallResult,
+        StoreCounts,
+        SubjectSummary,
+        WhyResult,
+    )
+
+__all__ = ["APP_AGENT", "BulkResult", "FactValues", "FlaggedPage", "RecallQuery", "StoreService"]
+
+#: ``source_agent`` of rows a person writes in the app (new, rewrite, still true).
+APP_AGENT = "human"
+
+WriteListener = Callable[[Mapping[int, str]], None]
+"""Told after every successful write, with the verdict reasons it recorded (fact id → why)."""
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    """What the Recall tab asks for (browsing never reinforces: SPEC §5)."""
+
+    query: str = ""
+    subject: str = ""
+    kind: str | None = None
+    freshness: str | None = None
+    limit: int = 50
+    as_of: str | None = None
+
+
+@dataclass(frozen=True)
+class FlaggedPage:
+    """The flagged facts read (up to a limit) and how many there are in all."""
+
+    facts: list[Fact]
+    total: int
+
+
+@dataclass
+class FactValues:
+    """A validated form: what to write (``None`` = the store's default)."""
+
+    fact: str
+    confidence: float = 1.0
+    valid_from: str | None = None
+    source_ref: str = ""
+    source_commit: str | None = None
+    source_path: str | None = None
+    subject: str = ""
+    predicate: str = ""
+    importance: int = 5
+    kind: str = "semantic"
+
+
+@dataclass
+class BulkResult:
+    """What a bulk action changed: (old id, new id) pairs, and (id, why) it skipped."""
+
+    changed: list[tuple[int, int]] = field(default_factory=list)
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+
+    def summary(self, verb: str) -> str:
+        n = len(self.changed)
+        text = f"{verb} {n} fact{'s' if n != 1 else ''}"
+        if self.skipped:
+            text += f"; skipped {len(self.skipped)}: " + "; ".join(
+                f"#{i} {why}" for i, why in self.skipped[:3]
+            )
+            if len(self.skipped) > 3:
+                text += "; …"
+        return text
+
+
+def _revised_pin(source_ref: str, new_commit: str) -> str:
+    from memharness_tui.tui.editing import repin_ref
+
+    return repin_ref(source_ref, new_commit)
+
+
+class StoreService:
+    """The app's typed store API (one instance per app; calls run in order on the DB thread)."""
+
+    def __init__(self, gateway: StoreGateway, on_write: WriteListener | None = None) -> None:
+        self._gw = gateway
+        self.on_write = on_write
+
+    def _written(self, reasons: Mapping[int, str] | None = None) -> None:
+        if self.on_write is not None:
+            self.on_write(dict(reasons or {}))
+
+    def close(self) -> None:
+        self._gw.close()
+
+    # ----- lifecycle and housekeeping ---------------------------------------------------
+    async def open(self) -> tuple[StoreInfo, str | None]:
+        """Open the store; its info and the migration note (if it was just migrated)."""
+        return await self._gw.call(lambda s: (
+            StoreInfo(path=str(s.path), readonly=bool(s.readonly),
+                      schema_version=int(s.schema_version)),
+            getattr(s, "migration_note", None)))
+
+    async def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: moves when *another* connection commits."""
+        return await self._gw.call(
+            lambda s: int(s.conn.execute("PRAGMA data_version").fetchone()[0]))
+
+    # ----- queries ----------------------------------------------------------------------
+    async def counts(self) -> StoreCounts:
+        return await self._gw.call(lambda s: s.counts())
+
+    async def recall(self, q: RecallQuery) -> RecallResult:
+        return await self._gw.call(lambda s: s.recall(
+            q.query, subject=q.subject, kind=q.kind, as_of=q.as_of, limit=q.limit,
+            freshness=q.freshness, reinforce=False))
+
+    async def subjects(self, as_of: str | None = None) -> list[SubjectSummary]:
+        return await self._gw.call(lambda s: s.subjects(as_of=as_of))
+
+    async def facts_of(self, subject: str, *, include_history: bool = False,
+                       as_of: str | None = None, offset: int = 0,
+                       limit: int = 200) -> list[Fact]:
+        return await self._gw.call(lambda s: s.list_facts(
+            subject, include_history=include_history, as_of=as_of, offset=offset, limit=limit))
+
+    async def flagged(self, verdict: str | None = None, limit: int = 2000) -> FlaggedPage:
+        def read(s: Any) -> FlaggedPage:
+            rows = s.flagged(freshness=verdict, limit=limit)
+            if len(rows) < limit:
+                return FlaggedPage(rows, len(rows))
+            c = s.counts()  # more than we load: say how many there are
+            n = {"stale": c.stale, "unresolved": c.unresolved}.get(verdict or "",
+                                                                  c.stale + c.unresolved)
+            return FlaggedPage(rows, max(len(rows), n))
+
+        return await self._gw.call(read)
+
+    async def get(self, fact_id: int) -> Fact:
+        return await self._gw.call(lambda s: s.get(fact_id))
+
+    async def why(self, fact_id: int) -> WhyResult:
+        return await self._gw.call(lambda s: s.why(fact_id))
+
+    async def diff(self, since: str, subject: str | None = None,
+                   until: str | None = None) -> DiffResult:
+        """Changes since ``since``; with ``until`` (time travel) only those made by then."""
+        from dataclasses import replace
+
+        result = await self._gw.call(lambda s: s.diff(since, subject=subject))
+        if until is None:
+            return result
+        return replace(
+            result,
+            learned=[f for f in result.learned if f.tx_at <= until],
+            revised=[p for p in result.revised
+                     if p.new is None or p.new.tx_at <= until],
+            retracted=[f for f in result.retracted if (f.retracted_at or "") <= until],
+        )
+
+    # ----- writes -----------------------------------------------------------------------
+    async def new_fact(self, values: FactValues,
+                       repos: Sequence[str] = ()) -> tuple[int, Judged | None]:
+        """Remember a fact; a pinned one is checked against the repos at once."""
+        judged = await git.judge(repos, values.source_commit, values.source_path)
+
+        def write(s: Any) -> int:
+            new_id, _ = s.remember(
+                values.subject, values.fact, predicate=values.predicate,
+                confidence=values.confidence, importance=values.importance, kind=values.kind,
+                source_ref=values.source_ref, source_agent=APP_AGENT,
+                source_commit=values.source_commit, source_path=values.source_path,
+                valid_from=values.valid_from,
+            )
+            if judged is not None:
+                s.set_staleness(new_id, judged.freshness, s.now(), judged.head)
+            return int(new_id)
+
+        new_id = await self._gw.call(write)
+        self._written({new_id: judged.reason} if judged is not None else None)
+        return new_id, judged
+
+    async def rewrite(self, old_id: int, values: FactValues,
+                      repos: Sequence[str] = ()) -> tuple[int, Judged | None]:
+        """Revise ``old_id`` with new text (SPEC §6) and record the new pin's verdict at once."""
+        judged = await git.judge(repos, values.source_commit, values.source_path)
+
+        def write(s: Any) -> int:
+            _, new_id, _ = s.revise(
+                old_id, values.fact, confidence=values.confidence, source_ref=values.source_ref,
+                source_agent=APP_AGENT, source_commit=values.source_commit,
+                source_path=values.source_path, valid_from=values.valid_from,
+            )
+            if judged is not None:
+                s.set_staleness(new_id, judged.freshness, s.now(), judged.head)
+            return int(new_id)
+
+        new_id = await self._gw.call(write)
+        self._written({new_id: judged.reason} if judged is not None else None)
+        return new_id, judged
+
+    async def retract(self, fact_id: int) -> list[int]:
+        """Forget one fact (SPEC §6). Returns the ids retracted now (empty: it already was)."""
+        _, ids = await self._gw.call(lambda s: s.forget(fact_id=fact_id))
+        self._written()
+        return list(ids)
+
+    async def still_true(self, facts: Sequence[Fact], repos: Sequence[str]) -> BulkResult:
+        """Re-verify at HEAD: revise each with the same text pinned at HEAD; record current.
+
+        Confidence, importance and kind are kept; the pin moves to HEAD (same path) and a ref
+        that named the old pin names HEAD. A fact not true at HEAD is skipped.
+        """
+        result = BulkResult()
+        if not facts:
+            return result
+        import asyncio
+
+        def plan() -> list[tuple[Any, str, Judged | None, str | None]]:
+            view = git.GitView(repos)
+            out: list[tuple[Any, str, Judged | None, str | None]] = []
+            for f in facts:
+                where = view.judge(f.source_commit or "", f.source_path) if view else None
+                if where is None:
+                    out.append((f, "", None, "; ".join(view.errors) or "no usable repo"))
+                    continue
+                now = view.judge(where.head, f.source_path)
+                if now is None or now.freshness != "current":
+                    why = now.reason if now is not None else "cannot check at HEAD"
+                    out.append((f, where.head, now, f"not true at HEAD ({why})"))
+                else:
+                    out.append((f, where.head, now, None))
+            return out
+
+        planned = await asyncio.to_thread(plan)
+        reasons: dict[int, str] = {}
+
+        def write(s: Any) -> None:
+            from memharness_tui.store.errors import MemharnessError
+
+            for f, head, judged, problem in planned:
+                if problem is not None or judged is None:
+                    result.skipped.append((f.id, problem or "cannot check"))
+                    continue
+                try:
+                    _, new_id, _ = s.revise(
+                        f.id, f.fact, confidence=f.confidence,
+                        source_ref=_revised_pin(f.source_ref, head), source_agent=APP_AGENT,
+                        source_commit=head, source_path=f.source_path,
+                    )
+                except MemharnessError as exc:
+                    result.skipped.append((f.id, exc.message))
+                    continue
+                s.set_staleness(new_id, judged.freshness, s.now(), head)
+                result.changed.append((f.id, new_id))
+                reasons[new_id] = judged.reason
+
+        await self._gw.call(write)
+        if result.changed:
+            self._written(reasons)
+        return result
+
+    async def downgrade(self, facts: Sequence[Fact], factor: float,
+                        head: str | None = None) -> BulkResult:
+        """SPEC §8 downgrade: same text, confidence × factor, same pin, same verdict."""
+        from memharness_tui.staleness.runner import DOWNGRADE_AGENT
+
+        result = BulkResult()
+
+        def write(s: Any) -> None:
+            from memharness_tui.store.errors import MemharnessError
+
+            for f in facts:
+                try:
+                    _, new_id, _ = s.revise(
+                        f.id, f.fact, confidence=f.confidence * factor, source_ref=f.source_ref,
+                        source_agent=DOWNGRADE_AGENT, source_commit=f.source_commit,
+                        source_path=f.source_path,
+                    )
+                except MemharnessError as exc:
+                    result.skipped.append((f.id, exc.message))
+                    continue
+                if f.freshness:
+                    s.set_staleness(new_id, f.freshness, s.now(), f.checked_head or head or "")
+                result.changed.append((f.id, new_id))
+
+        await self._gw.call(write)
+        if result.changed:
+            self._written()
+        return result

@@ -1,0 +1,159 @@
+"""The pass controller: runs one staleness pass in a thread worker and reports by message.
+
+Progress reaches the UI as :class:`PassProgressed` messages that merge in bursts, while the
+batch verdicts travel through a locked buffer so a merged message never loses any. Any failure
+in the pass thread — a locked database included — ends the pass with :class:`PassFailed`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+from textual.widget import Widget
+from textual.worker import get_current_worker
+
+if TYPE_CHECKING:
+    from memharness_tui.staleness.runner import PassProgress, StalenessPass
+    from memharness_tui.staleness.verdicts import Verdict
+
+PASS_YIELD = 0.002  # seconds the pass thread sleeps after each batch (keeps keys snappy)
+UI_INTERVAL = 1 / 30  # the pass thread posts progress at most this often (plus first and last)
+
+
+class PassProgressed(Message):
+    """A pass event, posted from the pass's thread. A newer one may replace a pending one."""
+
+    bubble = False
+
+    def __init__(self, run: int, event: PassProgress) -> None:
+        super().__init__()
+        self.run = run
+        self.event = event
+
+    def can_replace(self, message: Message) -> bool:
+        # merge bursts: a newer progress event of the same run supersedes a pending one
+        # (the verdicts are buffered separately, so none are lost); never drop the last
+        return (isinstance(message, PassProgressed) and message.run == self.run
+                and not self.event.done and self.event.checked > 0)
+
+
+class PassFailed(Message):
+    """The pass stopped on an error (before writing, or after some whole batches)."""
+
+    bubble = False
+
+    def __init__(self, run: int, error: str) -> None:
+        super().__init__()
+        self.run = run
+        self.error = error
+
+
+@dataclass
+class PassState:
+    run: int
+    spass: StalenessPass
+    started: float
+    check_only: bool
+    buffer: list[Verdict] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    last: PassProgress | None = None
+    elapsed: float = 0.0
+    done: bool = False
+    error: str | None = None
+
+    def take(self) -> list[Verdict]:
+        """The verdicts buffered since the last call (thread-safe)."""
+        with self.lock:
+            verdicts, self.buffer = self.buffer, []
+        return verdicts
+
+    def keep(self, verdicts: list[Verdict]) -> None:
+        with self.lock:
+            self.buffer.extend(verdicts)
+
+
+def pass_error(exc: BaseException) -> str:
+    """One line saying why a pass stopped (a locked database gets its own sentence)."""
+    text = getattr(exc, "message", None) or str(exc).strip() or type(exc).__name__
+    if "database is locked" in text or "database is busy" in text:
+        return ("the database is busy: another process holds a write lock; the pass stopped "
+                "(batches already written stay written) — try again")
+    return text
+
+
+class PassController:
+    """Owns the running pass for ``owner`` (the widget that receives its messages)."""
+
+    def __init__(self, owner: Widget, timer: Callable[[], float] = time.perf_counter) -> None:
+        self.owner = owner
+        self.timer = timer
+        self.state: PassState | None = None
+        self._runs = 0
+
+    @property
+    def running(self) -> bool:
+        return self.state is not None and not self.state.done
+
+    def prepare(self, spass: StalenessPass, check_only: bool) -> PassState:
+        """A new run's state (not started yet)."""
+        self._runs += 1
+        self.state = PassState(self._runs, spass, self.timer(), check_only)
+        return self.state
+
+    def start(self, st: PassState,
+              throttle: Callable[[PassProgress], None] | None = None) -> None:
+        """Run the pass in a thread worker (exclusive, group "staleness")."""
+        self.owner.run_worker(lambda: self._run(st, throttle), thread=True, exclusive=True,
+                              group="staleness", exit_on_error=False,
+                              description=f"staleness pass {st.run}")
+
+    def events(self, st: PassState) -> Iterator[PassProgress]:
+        """The pass's events, each one's verdicts already buffered (errors propagate)."""
+        for event in st.spass.iter_batches():
+            st.keep(list(event.verdicts))
+            yield event
+
+    def _run(self, st: PassState, throttle: Callable[[PassProgress], None] | None) -> None:
+        worker = get_current_worker()
+        last_post = 0.0
+        try:
+            for event in self.events(st):
+                now = time.monotonic()
+                if event.done or event.checked == 0 or throttle is not None \
+                        or now - last_post >= UI_INTERVAL:
+                    last_post = now
+                    self.owner.post_message(PassProgressed(st.run, event))
+                if worker.is_cancelled:
+                    st.spass.cancel()
+                if throttle is not None:
+                    throttle(event)
+                else:
+                    time.sleep(PASS_YIELD)  # hand the GIL to the UI between batches
+        except Exception as exc:  # noqa: BLE001 - any failure ends the pass and says why
+            self.owner.post_message(PassFailed(st.run, pass_error(exc)))
+
+    def cancel(self) -> bool:
+        """Ask the running pass to stop after its current batch; False when none runs."""
+        if not self.running:
+            return False
+        assert self.state is not None
+        self.state.spass.cancel()
+        return True
+
+    def elapsed(self, st: PassState) -> float:
+        st.elapsed = max(0.0, self.timer() - st.started)
+        return st.elapsed
+
+
+def is_current(st: PassState | None, run: int) -> bool:
+    return st is not None and st.run == run
+
+
+__all__ = ["PassController", "PassFailed", "PassProgressed", "PassState", "is_current",
+           "pass_error"]
+

@@ -1,0 +1,71 @@
+"""The streaming log of verdicts: one line each for small drains, a sample and a tally for big ones
+(writing thousands of lines would cost the UI more than the pass itself)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+from memharness_tui.tui.render import clean, freshness_badge, safe, theme_color
+
+if TYPE_CHECKING:
+    from memharness_tui.staleness.verdicts import Verdict
+
+LOG_LINES = 2000
+LOG_DETAIL = 24  # a drain this small is logged one line per verdict
+LOG_SAMPLE = 5  # from a bigger drain: this many flagged lines, then a tally
+_FALLBACK = {"success": "green", "error": "red", "warning": "yellow"}
+
+
+class VerdictLog(RichLog):
+
+    def __init__(self, short: Callable[[str], str], *, id: str | None = None) -> None:
+        super().__init__(id=id, max_lines=LOG_LINES, wrap=False, markup=False, auto_scroll=True)
+        self.short = short
+
+    def line(self, text: Text) -> None:
+        self.write(text)
+
+    def verdicts(self, verdicts: Sequence[Verdict], several_repos: bool) -> None:
+        if not verdicts:
+            return
+        if len(verdicts) <= LOG_DETAIL:
+            for v in verdicts:
+                self.write(self._verdict_line(v, several_repos))
+            return
+        flagged = [v for v in verdicts if v.freshness != "current"]
+        for v in flagged[:LOG_SAMPLE]:
+            self.write(self._verdict_line(v, several_repos))
+        tally: dict[str, int] = {}
+        for v in verdicts:
+            tally[v.freshness] = tally.get(v.freshness, 0) + 1
+        note = Text("  … ")
+        for name, colour in (("current", "success"), ("stale", "error"),
+                             ("unresolved", "warning")):
+            if tally.get(name):
+                note.append(f"{tally[name]:,} {name}  ",
+                            style=theme_color(self.app, colour, _FALLBACK[colour]))
+        note.append(f"#{verdicts[0].fact_id}…#{verdicts[-1].fact_id}", style="dim")
+        if len(flagged) > LOG_SAMPLE:
+            note.append("  (every flagged one is in the table)", style="dim")
+        self.write(note)
+
+    def _verdict_line(self, v: Verdict, several_repos: bool) -> Text:
+        badge = freshness_badge(self.app, v.freshness, True)
+        t = Text("  ")
+        t.append_text(badge)
+        t.append(" " * max(1, 13 - len(badge.plain)))
+        t.append(f"#{v.fact_id:<6}", style="bold")
+        pin = safe(v.pin, "dim", single_line=True, max_len=40)
+        pin.pad_right(max(0, 24 - len(pin.plain)))
+        t.append_text(pin)
+        t.append("  ")
+        t.append_text(safe(v.reason, single_line=True, max_len=100))
+        if v.backfilled:
+            t.append("  (backfilled)", style="italic")
+        if several_repos and v.repo:
+            t.append(f"  [{clean(self.short(v.repo), single_line=True)}]", style="dim")
+        return t
