@@ -227,6 +227,9 @@ class MemharnessApp(App[int]):
         await self.push_screen(MainScreen())
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll, name="data_version")
+        if self.info.is_new:
+            self.notify(f"New, empty store: {self.info.path} — nothing is written to it until "
+                        "you add a fact.", title="New store", timeout=8)
         if note and note.startswith("migrated"):
             self.notify(note, title="Database migrated", timeout=8)
 

@@ -114,7 +114,8 @@ class StoreService:
         """Open the store; its info and the migration note (if it was just migrated)."""
         return await self._gw.call(lambda s: (
             StoreInfo(path=str(s.path), readonly=bool(s.readonly),
-                      schema_version=int(s.schema_version)),
+                      schema_version=int(s.schema_version),
+                      is_new=bool(getattr(s, "is_new", False))),
             getattr(s, "migration_note", None)))
 
     async def data_version(self) -> int:
@@ -125,6 +126,11 @@ class StoreService:
     # ----- queries ----------------------------------------------------------------------
     async def counts(self) -> StoreCounts:
         return await self._gw.call(lambda s: s.counts())
+
+    async def largest_id(self) -> int:
+        """The store's largest fact id (0 when empty): how wide an ID column must be."""
+        return await self._gw.call(lambda s: int(
+            s.conn.execute("SELECT COALESCE(MAX(id), 0) FROM facts").fetchone()[0]))
 
     async def recall(self, q: RecallQuery) -> RecallResult:
         return await self._gw.call(lambda s: s.recall(
