@@ -60,3 +60,42 @@ async def test_existing_store_is_not_announced_as_new(sample, config_dir):
         await settle(pilot)
         assert not app.screen.query_one("#welcome").display
         assert not any("New, empty store" in n.message for n in app._notifications)
+
+
+def add_big_id(store: Store, fact_id: int) -> None:
+    """A row with a seven-digit id (as on a store past a million facts)."""
+    with store.conn:
+        store.conn.execute(
+            "INSERT INTO facts (id, subject, fact, valid_from, tx_at) VALUES (?, 'big', "
+            "'A fact with a seven digit id', ?, ?)", (fact_id, CLOCK_START, CLOCK_START))
+
+
+async def test_id_column_fits_the_largest_id(sample, config_dir):
+    store, _ = sample
+    add_big_id(store, 1_234_567)
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#results", ResultsTable)
+        row = table.row_keys().index("1234567")
+        table.move_cursor(row=row)
+        await settle(pilot)
+        first = table.render_line(row - int(table.scroll_y) + 1).text
+        assert "1234567" in first and "…  big" not in first
+        layout = dict(table._layout(table.scrollable_content_region.width))
+        keys = [c.key for c in table.columns]
+        assert layout[keys.index("id")] == 7
+
+
+async def test_recall_at_80_columns_gives_fact_priority_over_subject(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#results", ResultsTable)
+        keys = [c.key for c in table.columns]
+        layout = dict(table._layout(table.scrollable_content_region.width))
+        fact, subject = layout[keys.index("fact")], layout[keys.index("subject")]
+        assert fact >= 40 and subject < 16 and fact > 3 * subject
+        assert "Sessions expire after 90 minutes" in "".join(
+            table.render_line(y).text for y in range(1, table.row_count + 1))
