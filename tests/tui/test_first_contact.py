@@ -99,3 +99,47 @@ async def test_recall_at_80_columns_gives_fact_priority_over_subject(sample, con
         assert fact >= 40 and subject < 16 and fact > 3 * subject
         assert "Sessions expire after 90 minutes" in "".join(
             table.render_line(y).text for y in range(1, table.row_count + 1))
+
+
+async def show_subject(pilot, subject: str, history: bool = True) -> None:
+    await pilot.press("2")
+    await settle(pilot)
+    side = pilot.app.screen.query_one("#subject-list")
+    side.move_cursor(row=[k.value for k in side.rows].index(subject))
+    await pilot.press("enter", *(["h"] if history else []))
+    await settle(pilot)
+
+
+def fact_table_widths(app) -> dict[str, int]:
+    from textual.widgets import DataTable
+
+    table = app.screen.query_one("#subject-facts", DataTable)
+    assert table.virtual_size.width <= table.size.width  # nothing off screen to the right
+    return {str(k.value): c.width for k, c in table.columns.items()}
+
+
+async def test_subject_facts_fit_at_160_with_history(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await show_subject(pilot, "deploy")  # an unresolved pin: the longest freshness label
+        widths = fact_table_widths(app)
+        assert list(widths) == ["id", "fact", "status", "predicate", "conf", "fresh", "learned"]
+        assert widths["fresh"] >= len("? unresolved") and widths["learned"] >= 10
+        app.screen.query_one("#subjects-pane").choose("auth")
+        await settle(pilot)
+        widths = fact_table_widths(app)
+        assert widths["status"] >= len("superseded → #20") and widths["fact"] >= 40
+
+
+async def test_subject_facts_drop_whole_columns_when_narrow(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await show_subject(pilot, "auth")
+        widths = fact_table_widths(app)
+        assert {"id", "fact", "status"} <= set(widths)
+        assert widths["fact"] >= 24
+        labels = {"id": 2, "fact": 4, "status": 6, "predicate": 9, "conf": 4, "fresh": 9,
+                  "learned": 7}
+        assert all(widths[k] >= labels[k] for k in widths)  # never squeezed below a label

@@ -109,14 +109,20 @@ def test_hostile_text(snap_compare, snap_store):
                                           keys("escape")))
 
 
+async def pick_auth(pilot: Pilot) -> None:
+    side = pilot.app.screen.query_one("#subject-list")
+    side.move_cursor(row=[k.value for k in side.rows].index("auth"))  # type: ignore[attr-defined]
+
+
 def test_subjects_with_history(snap_compare, snap_store):
     app, _ = app_for(snap_store)
-
-    async def pick_auth(pilot: Pilot) -> None:
-        side = pilot.app.screen.query_one("#subject-list")
-        side.move_cursor(row=[k.value for k in side.rows].index("auth"))  # type: ignore[attr-defined]
-
     assert snap_compare(app, terminal_size=WIDE,
+                        run_before=before(keys("2"), pick_auth, keys("enter", "h")))
+
+
+def test_subjects_with_history_narrow(snap_compare, snap_store):
+    app, _ = app_for(snap_store)
+    assert snap_compare(app, terminal_size=NARROW,
                         run_before=before(keys("2"), pick_auth, keys("enter", "h")))
 
 
