@@ -143,3 +143,52 @@ async def test_subject_facts_drop_whole_columns_when_narrow(sample, config_dir):
         labels = {"id": 2, "fact": 4, "status": 6, "predicate": 9, "conf": 4, "fresh": 9,
                   "learned": 7}
         assert all(widths[k] >= labels[k] for k in widths)  # never squeezed below a label
+
+
+LONG_V1 = ("The deploy pipeline builds the wheel, runs the full test suite on Python 3.11 "
+           "and 3.12, and then publishes the result to the internal package index")
+LONG_V2 = LONG_V1.replace("3.11 and 3.12", "3.12 and 3.13")
+
+
+def add_near_identical_chain(store: Store) -> tuple[int, int]:
+    old, _ = store.remember("ci", LONG_V1, predicate="pipeline")
+    new = store.revise(old, LONG_V2)[1]
+    return old, new
+
+
+async def test_detail_scrolls_with_page_keys_while_the_chain_has_focus(sample, config_dir):
+    store, info = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.open_fact(info.chain[1])
+        await settle(pilot)
+        screen = app.screen
+        body = screen.query_one("#detail-body")
+        assert screen.focused is screen.query_one("#chain")
+        assert body.max_scroll_y > 0 and body.scroll_y == 0
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert body.scroll_y > 0
+        await pilot.press("end")
+        await settle(pilot)
+        assert body.scroll_y == body.max_scroll_y
+        await pilot.press("home")
+        await settle(pilot)
+        assert body.scroll_y == 0 and screen.focused is screen.query_one("#chain")
+
+
+async def test_chain_shows_the_words_that_differ(sample, config_dir):
+    store, _ = sample
+    old, new = add_near_identical_chain(store)
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.open_fact(new)
+        await settle(pilot)
+        tree = app.screen.query_one("#chain")
+        labels = {n.data: n.label for n in tree.root.children}
+        assert "3.11 and 3.12" in labels[old].plain and "3.12 and 3.13" in labels[new].plain
+        changed = {labels[new].plain[s.start:s.end] for s in labels[new].spans
+                   if "underline" in str(s.style)}
+        assert changed == {"3.12", "3.13,"}

@@ -142,6 +142,24 @@ def test_detail_narrow(snap_compare, snap_store):
     assert snap_compare(app, terminal_size=NARROW, run_before=before(open_fact(info.chain[1])))
 
 
+def _near_identical(snap_store) -> int:
+    from .test_first_contact import add_near_identical_chain
+
+    return add_near_identical_chain(snap_store[0])[1]
+
+
+def test_detail_near_identical_versions_wide(snap_compare, snap_store):
+    new = _near_identical(snap_store)
+    app, _ = app_for(snap_store)
+    assert snap_compare(app, terminal_size=WIDE, run_before=before(open_fact(new)))
+
+
+def test_detail_near_identical_versions_narrow(snap_compare, snap_store):
+    new = _near_identical(snap_store)
+    app, _ = app_for(snap_store)
+    assert snap_compare(app, terminal_size=NARROW, run_before=before(open_fact(new)))
+
+
 def test_detail_stale_pin_with_reason(snap_compare, snap_store):
     app, info = app_for(snap_store, reason_provider=lambda f: "src/auth.py changed since aaaaaaa")
     assert snap_compare(app, terminal_size=WIDE, run_before=before(open_fact(info.stale)))
