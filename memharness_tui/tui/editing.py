@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from memharness_tui.tui.services.git import GitView, Judged
-from memharness_tui.tui.services.store import APP_AGENT, BulkResult, FactValues
+from memharness_tui.tui.services.store import AGENTS, APP_AGENT, BulkResult, FactValues
 from memharness_tui.tui.state import DEFAULT_FACTOR
 
 __all__ = [
+    "AGENTS",
     "APP_AGENT",
     "BulkResult",
     "DEFAULT_FACTOR",

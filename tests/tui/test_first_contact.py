@@ -192,3 +192,29 @@ async def test_chain_shows_the_words_that_differ(sample, config_dir):
         changed = {labels[new].plain[s.start:s.end] for s in labels[new].spans
                    if "underline" in str(s.style)}
         assert changed == {"3.12", "3.13,"}
+
+
+async def test_rewrite_form_starts_from_the_facts_own_values(sample, config_dir):
+    from textual.widgets import Input, Select
+
+    from memharness_tui.tui.screens.fact_form import ReviseFormScreen
+
+    store, _ = sample
+    fact_id, _ = store.remember("ops", "Backups run nightly", confidence=0.5, importance=8,
+                                kind="procedural")
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        fact = await app.service.get(fact_id)
+        app.push_screen(ReviseFormScreen(fact, head=None))
+        await settle(pilot)
+        form = app.screen
+        assert form.query_one("#form-confidence", Input).value == "0.5"
+        assert form.query_one("#form-importance", Input).value == "8"
+        assert form.query_one("#form-kind", Select).value == "procedural"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, ReviseFormScreen)
+    new = store.get(store.get(fact_id).superseded_by)
+    assert (new.confidence, new.importance, new.kind) == (0.5, 8, "procedural")
+    assert new.source_agent == "memharness-tui/rewrite"
