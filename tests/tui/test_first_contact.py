@@ -218,3 +218,34 @@ async def test_rewrite_form_starts_from_the_facts_own_values(sample, config_dir)
     new = store.get(store.get(fact_id).superseded_by)
     assert (new.confidence, new.importance, new.kind) == (0.5, 8, "procedural")
     assert new.source_agent == "memharness-tui/rewrite"
+
+
+async def test_repo_editor_list_has_a_highlighted_row_and_delete_removes_it(sample, config_dir):
+    from textual.widgets import OptionList
+
+    from memharness_tui.tui.screens.repos import ReposScreen
+
+    store, _ = sample
+    app = make_app(store, config_dir)
+    repos = ["/srv/one", "/srv/two", "/srv/three"]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        results: list[object] = []
+        app.push_screen(ReposScreen(repos), results.append)
+        await settle(pilot)
+        options = app.screen.query_one("#repo-list", OptionList)
+        assert app.screen.focused is app.screen.query_one("#repo-add")
+        await pilot.press("tab")
+        await settle(pilot)
+        assert app.screen.focused is options and options.highlighted == 0
+        await pilot.press("down", "delete")
+        await settle(pilot)
+        assert [o.id for o in options._options] == ["/srv/one", "/srv/three"]
+        assert options.highlighted == 1  # the next one, still visibly highlighted
+        await pilot.press("delete")
+        await settle(pilot)
+        assert [o.id for o in options._options] == ["/srv/one"]
+        assert options.highlighted == 0
+        await pilot.press("escape")
+        await settle(pilot)
+    assert results == [["/srv/one"]]
