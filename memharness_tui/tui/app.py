@@ -199,6 +199,12 @@ class MemharnessApp(App[int]):
     def action_change_theme(self) -> None:  # Textual's built-in "Theme" command → our picker
         self.action_pick_theme()
 
+    def get_system_commands(self, screen: Any) -> Any:
+        """Textual's palette commands without its "Theme" (ours is "Theme: pick…")."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
+
     # ----- lifecycle ------------------------------------------------------------------------
     def on_mount(self) -> None:
         if self._theme_problems:

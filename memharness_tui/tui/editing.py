@@ -167,7 +167,7 @@ def retract(app: Any, fact_id: int, fact_text: str | None = None) -> None:
                    title="retract", timeout=4)
 
     body = f"Retract fact #{fact_id}?"
-    detail = (fact_text or "") + "\n\nIt stays in the history (SPEC §5: nothing is deleted), " \
+    detail = (fact_text or "") + "\n\nIt stays in the history (nothing is ever deleted), " \
         "but agents will no longer recall it."
     app.push_screen(ConfirmScreen(body, detail.strip(), confirm="Retract", danger=True),
                     confirmed)

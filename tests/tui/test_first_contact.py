@@ -249,3 +249,59 @@ async def test_repo_editor_list_has_a_highlighted_row_and_delete_removes_it(samp
         await pilot.press("escape")
         await settle(pilot)
     assert results == [["/srv/one"]]
+
+
+def _user_facing_strings() -> list[tuple[str, int, str]]:
+    """Every string literal in the package that is not a docstring (file, line, text)."""
+    import ast
+
+    import memharness_tui
+
+    root = Path(memharness_tui.__file__).parent
+    found = []
+    for path in root.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                body = node.body
+                if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value,
+                                                                          ast.Constant):
+                    docstrings.add(id(body[0].value))
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                docstrings.add(id(node.value))  # attribute docstrings
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and id(node) not in docstrings):
+                found.append((path.name, node.lineno, node.value))
+    return found
+
+
+def test_no_user_facing_text_cites_the_spec():
+    cited = [(f, line, text) for f, line, text in _user_facing_strings()
+             if "SPEC" in text and "§" in text]
+    assert cited == []
+
+
+async def test_palette_has_one_theme_command_and_the_picker_marks_the_current_theme(
+        sample, config_dir):
+    from memharness_tui.tui.screens.modals import ThemePicker
+
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Theme" not in titles and "Quit" in titles
+        from memharness_tui.tui.commands import AppCommands
+
+        ours = [title for title, _help, _cb in AppCommands(app.screen).entries()]
+        assert [t for t in ours if t.startswith("Theme")] == ["Theme: pick…"]
+        current = app.theme
+        app.action_pick_theme()
+        await settle(pilot)
+        assert isinstance(app.screen, ThemePicker)
+        options = app.screen.query_one("#theme-list")
+        marked = [o.id for o in options._options if "(current)" in o.prompt.plain]
+        assert marked == [current]
+        assert options.get_option_at_index(options.highlighted).id == current

@@ -126,16 +126,16 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
         for s in shown[:SUBJECTS_SHOWN]:
             table.add_row(
                 cell(s.subject, max_len=28),
-                Text(str(s.current), justify="right"),
-                Text(str(s.total), justify="right", style="dim"),
+                Text(f"{s.current:,}", justify="right"),
+                Text(f"{s.total:,}", justify="right", style="dim"),
                 key=s.subject,
             )
         if keep is not None:
             with suppress(RowDoesNotExist):
                 table.move_cursor(row=table.get_row_index(keep), animate=False)
         table.border_subtitle = (
-            f"{min(len(shown), SUBJECTS_SHOWN)} of {len(shown)}" if len(shown) > SUBJECTS_SHOWN
-            else f"{len(shown)} subjects"
+            f"{min(len(shown), SUBJECTS_SHOWN):,} of {len(shown):,}" if len(shown) > SUBJECTS_SHOWN
+            else f"{len(shown):,} subjects"
         )
         if self.subject is None:
             self._title()
