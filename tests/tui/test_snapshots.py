@@ -235,3 +235,19 @@ def test_store_used_here_is_real(snap_store):
     """Guard: the snapshot store is the sample (so the pictures show what the flows test)."""
     store, info, _ = snap_store
     assert isinstance(store, Store) and store.get(info.chain[2]).fact.endswith("90 minutes")
+
+
+@pytest.fixture
+def empty_store_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The app on a file that does not exist yet (relative path: the same on screen every run)."""
+    monkeypatch.chdir(tmp_path)
+    clock = FakeClock(CLOCK_START, step_ms=0)
+    return make_app(lambda: Store.open("new.db", clock=clock), tmp_path / "config")
+
+
+def test_empty_store_welcome_narrow(snap_compare, empty_store_app):
+    assert snap_compare(empty_store_app, terminal_size=NARROW, run_before=before())
+
+
+def test_empty_store_welcome_wide(snap_compare, empty_store_app):
+    assert snap_compare(empty_store_app, terminal_size=WIDE, run_before=before())

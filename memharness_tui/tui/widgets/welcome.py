@@ -24,7 +24,7 @@ def welcome_text(path: str, *, is_new: bool, readonly: bool) -> Text:
         text.append("  n", style="bold")
         text.append("   add a fact by hand (nothing is written to the file until you do)\n")
     text.append("  memharness-tui --demo", style="bold")
-    text.append("   a demo store to explore (history, pins, stale facts)\n")
+    text.append("   explore a demo store (history, pins, stale facts)\n")
     text.append("  ?", style="bold")
     text.append("   every key  ·  ")
     text.append("q", style="bold")
