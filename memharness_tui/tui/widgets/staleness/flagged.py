@@ -176,13 +176,16 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
     def _fill(self) -> None:
         table = self.query_one("#flagged-table", DataTable)
         keep = table.cursor_row
+        was = self.shown[keep].id if 0 <= keep < len(self.shown) else None
         self.shown = self.filtered()[:FLAGGED_SHOWN]
         table.clear(columns=True)  # columns too: their widths shrink back to the content
         self._add_columns(table)
         for f in self.shown:
             table.add_row(*self._cells(f), key=str(f.id))
         if self.shown:
-            table.move_cursor(row=min(keep, len(self.shown) - 1), animate=False)
+            ids = [f.id for f in self.shown]
+            row = ids.index(was) if was in ids else min(keep, len(self.shown) - 1)
+            table.move_cursor(row=row, animate=False)  # on the same fact when it is still here
         self._show_filters()
         self._schedule_drift()
 
@@ -246,6 +249,9 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             t.append(" (o)", style="dim")
         if self.marked:
             t.append(f"  ·  {len(self.marked)} marked", style="bold reverse")
+        if self.as_of:
+            t.append(f"  ·  believed at {self.as_of[:16]}; verdicts from the last pass",
+                     style="bold")
         t.append("  ·  ", style="dim")
         self.query_one("#dash-filters-label", Static).update(t)
 
