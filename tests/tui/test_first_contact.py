@@ -102,11 +102,12 @@ async def test_recall_at_80_columns_gives_fact_priority_over_subject(sample, con
 
 
 async def show_subject(pilot, subject: str, history: bool = True) -> None:
+    await settle(pilot)  # the main screen is up
     await pilot.press("2")
     await settle(pilot)
-    side = pilot.app.screen.query_one("#subject-list")
-    side.move_cursor(row=[k.value for k in side.rows].index(subject))
-    await pilot.press("enter", *(["h"] if history else []))
+    pane = pilot.app.screen.query_one("#subjects-pane")
+    pane.choose(subject)
+    pane.include_history = history
     await settle(pilot)
 
 
