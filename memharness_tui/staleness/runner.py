@@ -41,6 +41,7 @@ __all__ = [
 #: ``source_agent`` of rows written by downgrade mode. A live row written by it is
 #: not downgraded again by a later pass (so repeated hooks do not halve it each time).
 DOWNGRADE_AGENT = "memharness-tui/staleness"
+DOWNGRADE_AGENTS = (DOWNGRADE_AGENT, "memharness-tui/downgrade")  # a pass's, the app's
 _PAGE = 2000
 
 
@@ -382,7 +383,7 @@ class StalenessPass:
         from memharness_tui.store.errors import InvalidInput, NotFound
 
         old = store.get(v.fact_id)
-        if old.source_agent == DOWNGRADE_AGENT or not old.is_live:
+        if old.source_agent in DOWNGRADE_AGENTS or not old.is_live:
             return  # already a downgrade (or gone): never halve twice
         try:
             # revise + verdict in one transaction: a kill cannot split them

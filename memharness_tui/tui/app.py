@@ -199,6 +199,12 @@ class MemharnessApp(App[int]):
     def action_change_theme(self) -> None:  # Textual's built-in "Theme" command → our picker
         self.action_pick_theme()
 
+    def get_system_commands(self, screen: Any) -> Any:
+        """Textual's palette commands without its "Theme" (ours is "Theme: pick…")."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
+
     # ----- lifecycle ------------------------------------------------------------------------
     def on_mount(self) -> None:
         if self._theme_problems:
@@ -227,6 +233,9 @@ class MemharnessApp(App[int]):
         await self.push_screen(MainScreen())
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll, name="data_version")
+        if self.info.is_new:
+            self.notify(f"New, empty store: {self.info.path} — nothing is written to it until "
+                        "you add a fact.", title="New store", timeout=8)
         if note and note.startswith("migrated"):
             self.notify(note, title="Database migrated", timeout=8)
 

@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from memharness_tui.tui.services.git import GitView, Judged
-from memharness_tui.tui.services.store import APP_AGENT, BulkResult, FactValues
+from memharness_tui.tui.services.store import AGENTS, APP_AGENT, BulkResult, FactValues
 from memharness_tui.tui.state import DEFAULT_FACTOR
 
 __all__ = [
+    "AGENTS",
     "APP_AGENT",
     "BulkResult",
     "DEFAULT_FACTOR",
@@ -166,7 +167,7 @@ def retract(app: Any, fact_id: int, fact_text: str | None = None) -> None:
                    title="retract", timeout=4)
 
     body = f"Retract fact #{fact_id}?"
-    detail = (fact_text or "") + "\n\nIt stays in the history (SPEC §5: nothing is deleted), " \
+    detail = (fact_text or "") + "\n\nIt stays in the history (nothing is ever deleted), " \
         "but agents will no longer recall it."
     app.push_screen(ConfirmScreen(body, detail.strip(), confirm="Retract", danger=True),
                     confirmed)

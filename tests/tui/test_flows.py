@@ -46,8 +46,8 @@ async def test_shell_header_counts_and_footer(sample, config_dir):
         assert isinstance(app.screen, MainScreen)
         strip = plain(app.screen.query_one("#status-strip", Static))
         c = store.counts()
-        assert str(info.path) in strip and "schema v5" in strip
-        assert f"{c.total} total" in strip and f"{c.current} current" in strip
+        assert str(info.path) not in strip and "schema v5" in strip  # the path: header only
+        assert f"{c.total} total" in strip and f"{c.current} live" in strip
         assert f"{c.pinned} pinned" in strip and f"{c.stale} stale" in strip
         assert not app.screen.query_one("#readonly-banner").display
         assert app.sub_title == str(info.path)

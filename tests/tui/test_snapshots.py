@@ -109,14 +109,20 @@ def test_hostile_text(snap_compare, snap_store):
                                           keys("escape")))
 
 
+async def pick_auth(pilot: Pilot) -> None:
+    side = pilot.app.screen.query_one("#subject-list")
+    side.move_cursor(row=[k.value for k in side.rows].index("auth"))  # type: ignore[attr-defined]
+
+
 def test_subjects_with_history(snap_compare, snap_store):
     app, _ = app_for(snap_store)
-
-    async def pick_auth(pilot: Pilot) -> None:
-        side = pilot.app.screen.query_one("#subject-list")
-        side.move_cursor(row=[k.value for k in side.rows].index("auth"))  # type: ignore[attr-defined]
-
     assert snap_compare(app, terminal_size=WIDE,
+                        run_before=before(keys("2"), pick_auth, keys("enter", "h")))
+
+
+def test_subjects_with_history_narrow(snap_compare, snap_store):
+    app, _ = app_for(snap_store)
+    assert snap_compare(app, terminal_size=NARROW,
                         run_before=before(keys("2"), pick_auth, keys("enter", "h")))
 
 
@@ -134,6 +140,24 @@ def test_detail_chain_wide(snap_compare, snap_store):
 def test_detail_narrow(snap_compare, snap_store):
     app, info = app_for(snap_store)
     assert snap_compare(app, terminal_size=NARROW, run_before=before(open_fact(info.chain[1])))
+
+
+def _near_identical(snap_store) -> int:
+    from .test_first_contact import add_near_identical_chain
+
+    return add_near_identical_chain(snap_store[0])[1]
+
+
+def test_detail_near_identical_versions_wide(snap_compare, snap_store):
+    new = _near_identical(snap_store)
+    app, _ = app_for(snap_store)
+    assert snap_compare(app, terminal_size=WIDE, run_before=before(open_fact(new)))
+
+
+def test_detail_near_identical_versions_narrow(snap_compare, snap_store):
+    new = _near_identical(snap_store)
+    app, _ = app_for(snap_store)
+    assert snap_compare(app, terminal_size=NARROW, run_before=before(open_fact(new)))
 
 
 def test_detail_stale_pin_with_reason(snap_compare, snap_store):
@@ -211,3 +235,19 @@ def test_store_used_here_is_real(snap_store):
     """Guard: the snapshot store is the sample (so the pictures show what the flows test)."""
     store, info, _ = snap_store
     assert isinstance(store, Store) and store.get(info.chain[2]).fact.endswith("90 minutes")
+
+
+@pytest.fixture
+def empty_store_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The app on a file that does not exist yet (relative path: the same on screen every run)."""
+    monkeypatch.chdir(tmp_path)
+    clock = FakeClock(CLOCK_START, step_ms=0)
+    return make_app(lambda: Store.open("new.db", clock=clock), tmp_path / "config")
+
+
+def test_empty_store_welcome_narrow(snap_compare, empty_store_app):
+    assert snap_compare(empty_store_app, terminal_size=NARROW, run_before=before())
+
+
+def test_empty_store_welcome_wide(snap_compare, empty_store_app):
+    assert snap_compare(empty_store_app, terminal_size=WIDE, run_before=before())

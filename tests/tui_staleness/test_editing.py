@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, Static, TextArea
 
-from memharness_tui.staleness.runner import DOWNGRADE_AGENT, StalenessPass
+from memharness_tui.staleness.runner import StalenessPass
 from memharness_tui.store import Store
 from memharness_tui.tui.screens.confirm import ConfirmScreen
 from memharness_tui.tui.screens.fact_form import NewFactScreen, ReviseFormScreen
 from memharness_tui.tui.screens.revise import ReviseScreen
+from memharness_tui.tui.services.store import AGENTS
 
 from .conftest import DB, Env, Stepper, ready, settle, shown_summary
 from .helpers import rows
@@ -108,7 +109,7 @@ async def test_rewrite_validates_inline_then_revises_and_checks_at_head(env: Env
     assert (new["source_commit"], new["source_path"]) == (env.shop.head, "src/auth.py")
     assert new["source_ref"] == f"shop@{env.shop.head}:src/auth.py"
     assert (new["freshness"], new["checked_head"]) == ("current", env.shop.head)
-    assert new["source_agent"] == "human" and new["subject"] == "auth"
+    assert new["source_agent"] == AGENTS["rewrite"] and new["subject"] == "auth"
     assert new["predicate"] == "hash"
 
 
@@ -129,6 +130,7 @@ async def test_still_true_repins_at_head_and_records_current(env: Env) -> None:
     assert new["fact"] == old["fact"] and new["confidence"] == old["confidence"]
     assert (new["source_commit"], new["source_path"]) == (env.shop.head, "src/config.py")
     assert (new["freshness"], new["checked_head"]) == ("current", env.shop.head)
+    assert new["source_agent"] == "memharness-tui/still-true"
 
 
 async def test_downgrade_keeps_text_and_pin_and_the_verdict(env: Env) -> None:
@@ -141,11 +143,13 @@ async def test_downgrade_keeps_text_and_pin_and_the_verdict(env: Env) -> None:
         await settle(pilot)
         new_id = rows(env.db)[auth]["superseded_by"]
         assert new_id in [f.id for f in dash.panel.flagged]  # still stale: still flagged
+        notes = [n.message for n in pilot.app._notifications]
+        assert f"Downgraded 1 fact (#{auth} → #{new_id})" in notes  # names the new id
     got = rows(env.db)
     old, new = got[auth], got[new_id]
     assert new["fact"] == old["fact"] and abs(new["confidence"] - 0.45) < 1e-9
     assert (new["source_commit"], new["source_path"]) == (env.shop.c1, "src/auth.py")
-    assert new["source_ref"] == old["source_ref"] and new["source_agent"] == DOWNGRADE_AGENT
+    assert new["source_ref"] == old["source_ref"] and new["source_agent"] == "memharness-tui/downgrade"
     assert (new["freshness"], new["checked_head"]) == ("stale", env.shop.head)
 
 
@@ -185,7 +189,8 @@ async def test_bulk_triage_marks_then_applies_after_one_confirmation(env: Env) -
         await settle(pilot)
         assert dash.last_bulk.changed and len(dash.last_bulk.changed) == 1
         assert [i for i, _ in dash.last_bulk.skipped] == [legacy]
-        assert any("Re-verified at HEAD: 1 fact; skipped 1" in n.message
+        (old, new), = dash.last_bulk.changed
+        assert any(f"Re-verified at HEAD: 1 fact (#{old} → #{new}); skipped 1" in n.message
                    for n in pilot.app._notifications)
         # select all of a filter (stale only) and downgrade them all
         await pilot.press("v")
@@ -238,7 +243,7 @@ async def test_new_fact_form_validates_then_remembers_and_checks_its_pin(env: En
     got = rows(env.db)
     new = got[max(got)]
     assert new["fact"] == "The engine is set in src/db.py [bold]x[/]" and new["subject"] == "db"
-    assert new["importance"] == 7 and new["source_agent"] == "human"
+    assert new["importance"] == 7 and new["source_agent"] == AGENTS["new"] == "memharness-tui/new"
     assert (new["source_commit"], new["source_path"]) == (env.shop.head[:10], "src/db.py")
     assert (new["freshness"], new["checked_head"]) == ("current", env.shop.head)
 

@@ -22,6 +22,7 @@ from memharness_tui.tui.render import (
     status_label,
 )
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.worddiff import diff_line
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -50,6 +51,15 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
                 tooltip="New fact (same subject)"),
         Binding("delete", "retract", "Retract", show=False, id="detail.retract",
                 tooltip="Retract this version (asks first)"),
+        # The page keys scroll the screen even while the chain has focus (it is short).
+        Binding("pagedown", "scroll_page(1)", "Page down", show=False, priority=True,
+                id="detail.page_down", tooltip="Scroll the detail down a page"),
+        Binding("pageup", "scroll_page(-1)", "Page up", show=False, priority=True,
+                id="detail.page_up", tooltip="Scroll the detail up a page"),
+        Binding("end", "scroll_edge(1)", "End", show=False, priority=True,
+                id="detail.end", tooltip="Scroll to the end of the detail"),
+        Binding("home", "scroll_edge(0)", "Top", show=False, priority=True,
+                id="detail.home", tooltip="Scroll to the top of the detail"),
     ]
 
     def __init__(self, fact_id: int) -> None:
@@ -194,9 +204,11 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
             if self.mapp.as_of and believed_at(f, self.mapp.as_of):
                 tail.append("  ⏱ believed then", style="bold")
             room = max(16, pane - head.cell_len - tail.cell_len - 2)
+            near = self.chain[i - 1] if i > 0 else (self.chain[1] if n > 1 else None)
             label = Text.assemble(
                 head,
-                safe(f.fact, style if not me else "bold", single_line=True, max_len=room),
+                diff_line(f.fact, near.fact if near is not None else None, room,
+                          style=style if not me else "bold"),
                 tail,
             )
             tree.root.add_leaf(label, data=f.id)
@@ -236,6 +248,25 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
             i = ids.index(self.fact_id) + delta
             if 0 <= i < len(ids):
                 self.load(ids[i])
+
+    def _scroller(self) -> Any:
+        """What scrolls: the whole body in one column, else the main column."""
+        body = self.query_one("#detail-body")
+        return body if body.has_class("narrow") else self.query_one("#detail-main")
+
+    def action_scroll_page(self, direction: int) -> None:
+        box = self._scroller()
+        if direction > 0:
+            box.scroll_page_down(animate=False)
+        else:
+            box.scroll_page_up(animate=False)
+
+    def action_scroll_edge(self, end: int) -> None:
+        box = self._scroller()
+        if end:
+            box.scroll_end(animate=False)
+        else:
+            box.scroll_home(animate=False)
 
     def chain_ids(self) -> list[int]:
         return [f.id for f in self.chain]

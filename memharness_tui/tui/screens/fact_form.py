@@ -263,7 +263,8 @@ class NewFactScreen(FactFormScreen):
 
 
 class ReviseFormScreen(FactFormScreen):
-    """Rewrite a flagged fact: new text, confidence, valid-from, ref; pinned at HEAD by default."""
+    """Rewrite a flagged fact: new text, confidence, importance, kind, valid-from, ref; pinned
+    at HEAD by default. Confidence, importance and kind start as the fact's own."""
 
     TITLE_TEXT = "Rewrite"
 
@@ -288,7 +289,13 @@ class ReviseFormScreen(FactFormScreen):
         f = self.fact
         commit = self.head or f.source_commit or ""
         yield from self.row("fact", self.fact_area(f.fact), "fact")
-        yield from self.row("confidence", self.text_input("confidence", "1.0"), "confidence")
+        yield from self.row("confidence", self.text_input("confidence", f"{f.confidence:g}"),
+                            "confidence")
+        yield from self.row("importance", self.text_input("importance", str(f.importance)),
+                            "importance")
+        yield from self.row("kind", Select([(k, k) for k in KINDS], value=f.kind,
+                                           allow_blank=False, id="form-kind", compact=True),
+                            "kind")
         yield from self.row("valid from", self.text_input(
             "valid_from", "", "blank = now; 2026-03-01 or 2026-03-01T09:30Z"), "valid_from")
         yield from self.row("source ref", self.text_input("source_ref", self.source_ref),
@@ -301,13 +308,14 @@ class ReviseFormScreen(FactFormScreen):
     def collect(self) -> FactValues | None:
         fact = self.check("fact", self._nonempty("fact"))
         confidence = self.check("confidence", parse_confidence)
+        importance = self.check("importance", parse_importance)
         valid_from = self.check("valid_from", parse_valid_from)
         commit, path = self.check_pin()
         if self.errors:
             return None
         return FactValues(fact=fact, confidence=confidence, valid_from=valid_from,
                           source_ref=self.value("source_ref"), source_commit=commit,
-                          source_path=path)
+                          source_path=path, importance=importance, kind=self.value("kind"))
 
     async def write(self, values: FactValues) -> int:
         new_id, judged = await self.mapp.service.rewrite(self.fact.id, values, self.repos)

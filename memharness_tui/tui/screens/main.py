@@ -22,6 +22,7 @@ from memharness_tui.tui.widgets.diff import DiffPane
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.subjects import SubjectsPane
+from memharness_tui.tui.widgets.welcome import Welcome, welcome_text
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -78,6 +79,7 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
         yield StatusStrip(id="status-strip")
         yield Banner(id="readonly-banner", classes="banner")
         yield Banner(id="asof-banner", classes="banner")
+        yield Welcome(id="welcome")
         with TabbedContent(id="tabs", initial="recall"):
             with TabPane("Recall [1]", id="recall"):
                 yield RecallPane(id="recall-pane").data_bind(*bound, MainScreen.agent_view)
@@ -116,9 +118,35 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
     @work(exclusive=True, group="counts", exit_on_error=False)
     async def refresh_counts(self) -> None:
         counts = await self.mapp.service.counts()
+        largest = await self.mapp.service.largest_id()
         info = self.mapp.info
         if info is not None:
-            self.query_one("#status-strip", StatusStrip).show(info.path, info.schema_version, counts)
+            self.query_one("#status-strip", StatusStrip).show(info.schema_version, counts)
+        self._show_welcome(counts.total == 0)
+        self._fit_ids(largest)
+
+    def _fit_ids(self, largest: int) -> None:
+        """ID columns as wide as the store's largest id (never ``9999…``)."""
+        from memharness_tui.tui.widgets.results_table import ResultsTable
+
+        width = max(3, len(str(largest)))
+        self.query_one("#results", ResultsTable).set_column_width("id", width)
+        self.query_one("#subjects-pane", SubjectsPane).id_width = width
+
+    def _show_welcome(self, empty: bool) -> None:
+        """An empty store shows the welcome instead of the tabs (until its first fact)."""
+        welcome = self.query_one("#welcome", Welcome)
+        tabs = self.query_one("#tabs", TabbedContent)
+        info = self.mapp.info
+        if empty and info is not None:
+            welcome.update(welcome_text(info.path, is_new=info.is_new, readonly=self.readonly))
+        was_empty = bool(welcome.display)
+        welcome.display = empty
+        tabs.display = not empty
+        if empty:
+            welcome.focus()
+        elif was_empty:
+            self._focus_main(tabs.active or "recall")
 
     # ----- keys -----------------------------------------------------------------------
     def action_show_tab(self, tab: str) -> None:

@@ -121,9 +121,12 @@ class ThemePicker(ModalScreen[str | None]):
         names = self.mapp.theme_names()
         for name in names:
             origin = self.mapp.theme_origin(name)
-            label = Text(name)
+            label = Text(f"{'● ' if name == self.original else '  '}{name}",
+                         style="bold" if name == self.original else "")
             if origin:
                 label.append(f"  {origin}", style="dim")
+            if name == self.original:
+                label.append("  (current)", style="italic")
             options.add_option(Option(label, id=name))
         if self.original in names:
             options.highlighted = names.index(self.original)

@@ -9,7 +9,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -62,7 +62,8 @@ class ReposScreen(ModalScreen[list[str] | None]):
     def on_mount(self) -> None:
         self._fill()
 
-    def _fill(self) -> None:
+    def _fill(self, highlight: int = 0) -> None:
+        """List the repos with one highlighted (Delete removes exactly the one you see)."""
         options = self.query_one("#repo-list", OptionList)
         options.clear_options()
         for r in self.repos:
@@ -73,6 +74,14 @@ class ReposScreen(ModalScreen[list[str] | None]):
         if not self.repos:
             options.add_option(Option(Text("no repos yet: add one below", style="dim italic"),
                                       disabled=True))
+        else:
+            options.highlighted = max(0, min(highlight, len(self.repos) - 1))
+
+    @on(events.DescendantFocus, "#repo-list")
+    def _list_focused(self) -> None:
+        options = self.query_one("#repo-list", OptionList)
+        if options.highlighted is None and self.repos:
+            options.highlighted = 0
 
     @on(Input.Submitted, "#repo-add")
     async def _add(self, event: Input.Submitted) -> None:
@@ -89,7 +98,7 @@ class ReposScreen(ModalScreen[list[str] | None]):
             self.repos.append(tree)
             self.changed = True
         event.input.value = ""
-        self._fill()
+        self._fill(highlight=self.repos.index(tree))
 
     def action_remove(self) -> None:
         options = self.query_one("#repo-list", OptionList)
@@ -99,7 +108,7 @@ class ReposScreen(ModalScreen[list[str] | None]):
         if option.id in self.repos:
             self.repos.remove(option.id)
             self.changed = True
-            self._fill()
+            self._fill(highlight=options.highlighted)
 
     def action_close(self) -> None:
         self.dismiss(self.repos if self.changed else None)

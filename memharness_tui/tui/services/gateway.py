@@ -26,6 +26,8 @@ class StoreInfo:
     path: str
     readonly: bool
     schema_version: int
+    is_new: bool = False
+    """The file was absent or empty when opened: a new, empty store."""
 
 
 def default_now() -> str:

@@ -25,10 +25,19 @@ if TYPE_CHECKING:
         WhyResult,
     )
 
-__all__ = ["APP_AGENT", "BulkResult", "FactValues", "FlaggedPage", "RecallQuery", "StoreService"]
+__all__ = ["APP_AGENT", "AGENTS", "BulkResult", "FactValues", "FlaggedPage", "RecallQuery", "StoreService"]
 
-#: ``source_agent`` of rows a person writes in the app (new, rewrite, still true).
-APP_AGENT = "human"
+#: Provenance of the app's writes: ``source_agent`` is ``memharness-tui/<action>`` on every row
+#: the app writes (a retraction writes no row: it stamps ``retracted_at`` on the old one).
+#: A staleness pass run with ``--downgrade`` writes ``memharness-tui/staleness``.
+AGENTS = {
+    "new": "memharness-tui/new",
+    "rewrite": "memharness-tui/rewrite",
+    "still-true": "memharness-tui/still-true",
+    "downgrade": "memharness-tui/downgrade",
+}
+APP_AGENT = AGENTS["new"]
+"""A fact typed into the app's new-fact form."""
 
 WriteListener = Callable[[Mapping[int, str]], None]
 """Told after every successful write, with the verdict reasons it recorded (fact id → why)."""
@@ -78,10 +87,14 @@ class BulkResult:
     skipped: list[tuple[int, str]] = field(default_factory=list)
 
     def summary(self, verb: str) -> str:
+        """``Downgraded 1 fact (#2 → #21)`` (the first few pairs), then what was skipped."""
         n = len(self.changed)
-        text = f"{verb} {n} fact{'s' if n != 1 else ''}"
+        text = f"{verb} {n:,} fact{'s' if n != 1 else ''}"
+        if self.changed:
+            pairs = ", ".join(f"#{old} → #{new}" for old, new in self.changed[:3])
+            text += f" ({pairs}{', …' if n > 3 else ''})"
         if self.skipped:
-            text += f"; skipped {len(self.skipped)}: " + "; ".join(
+            text += f"; skipped {len(self.skipped):,}: " + "; ".join(
                 f"#{i} {why}" for i, why in self.skipped[:3]
             )
             if len(self.skipped) > 3:
@@ -114,7 +127,8 @@ class StoreService:
         """Open the store; its info and the migration note (if it was just migrated)."""
         return await self._gw.call(lambda s: (
             StoreInfo(path=str(s.path), readonly=bool(s.readonly),
-                      schema_version=int(s.schema_version)),
+                      schema_version=int(s.schema_version),
+                      is_new=bool(getattr(s, "is_new", False))),
             getattr(s, "migration_note", None)))
 
     async def data_version(self) -> int:
@@ -125,6 +139,11 @@ class StoreService:
     # ----- queries ----------------------------------------------------------------------
     async def counts(self) -> StoreCounts:
         return await self._gw.call(lambda s: s.counts())
+
+    async def largest_id(self) -> int:
+        """The store's largest fact id (0 when empty): how wide an ID column must be."""
+        return await self._gw.call(lambda s: int(
+            s.conn.execute("SELECT COALESCE(MAX(id), 0) FROM facts").fetchone()[0]))
 
     async def recall(self, q: RecallQuery) -> RecallResult:
         return await self._gw.call(lambda s: s.recall(
@@ -184,7 +203,7 @@ class StoreService:
             new_id, _ = s.remember(
                 values.subject, values.fact, predicate=values.predicate,
                 confidence=values.confidence, importance=values.importance, kind=values.kind,
-                source_ref=values.source_ref, source_agent=APP_AGENT,
+                source_ref=values.source_ref, source_agent=AGENTS["new"],
                 source_commit=values.source_commit, source_path=values.source_path,
                 valid_from=values.valid_from,
             )
@@ -203,8 +222,8 @@ class StoreService:
 
         def write(s: Any) -> int:
             _, new_id, _ = s.revise(
-                old_id, values.fact, confidence=values.confidence, source_ref=values.source_ref,
-                source_agent=APP_AGENT, source_commit=values.source_commit,
+                old_id, values.fact, confidence=values.confidence, importance=values.importance,
+                kind=values.kind, source_ref=values.source_ref, source_agent=AGENTS["rewrite"], source_commit=values.source_commit,
                 source_path=values.source_path, valid_from=values.valid_from,
             )
             if judged is not None:
@@ -261,7 +280,8 @@ class StoreService:
                 try:
                     _, new_id, _ = s.revise(
                         f.id, f.fact, confidence=f.confidence,
-                        source_ref=_revised_pin(f.source_ref, head), source_agent=APP_AGENT,
+                        source_ref=_revised_pin(f.source_ref, head),
+                        source_agent=AGENTS["still-true"],
                         source_commit=head, source_path=f.source_path,
                     )
                 except MemharnessError as exc:
@@ -278,9 +298,8 @@ class StoreService:
 
     async def downgrade(self, facts: Sequence[Fact], factor: float,
                         head: str | None = None) -> BulkResult:
-        """SPEC §8 downgrade: same text, confidence × factor, same pin, same verdict."""
-        from memharness_tui.staleness.runner import DOWNGRADE_AGENT
-
+        """SPEC §8 downgrade, one ``Store.downgrade`` transaction per fact: same text,
+        confidence × factor, same pin, same verdict (checked head: the fact's, else ``head``)."""
         result = BulkResult()
 
         def write(s: Any) -> None:
@@ -288,16 +307,13 @@ class StoreService:
 
             for f in facts:
                 try:
-                    _, new_id, _ = s.revise(
-                        f.id, f.fact, confidence=f.confidence * factor, source_ref=f.source_ref,
-                        source_agent=DOWNGRADE_AGENT, source_commit=f.source_commit,
-                        source_path=f.source_path,
+                    _, new_id, _ = s.downgrade(
+                        f.id, factor, source_agent=AGENTS["downgrade"],
+                        checked_head=f.checked_head or head or None,
                     )
                 except MemharnessError as exc:
                     result.skipped.append((f.id, exc.message))
                     continue
-                if f.freshness:
-                    s.set_staleness(new_id, f.freshness, s.now(), f.checked_head or head or "")
                 result.changed.append((f.id, new_id))
 
         await self._gw.call(write)

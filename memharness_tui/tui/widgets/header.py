@@ -1,4 +1,7 @@
-"""The status strip under the header: db path, schema version and the counts, plus banners."""
+"""The status strip under the header: the counts and the schema version, plus banners.
+
+The database path is the header's subtitle (shown once, not here as well).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +10,15 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from memharness_tui.tui.render import clean
-
 
 class StatusStrip(Static):
-    """``DB path · schema vN · total / current / pinned / stale``; always literal text."""
+    """``total / live / pinned / stale / unresolved · schema vN``; always literal text.
 
-    def show(self, path: str, schema_version: int, counts: object | None) -> None:
-        """Counts first (they matter most and survive a narrow terminal), then schema and path."""
+    "live" (not "current"): "current" is a staleness verdict elsewhere on screen.
+    """
+
+    def show(self, schema_version: int, counts: object | None) -> None:
+        """Counts first (they matter most and survive a narrow terminal), then the schema."""
         text = Text()
         if counts is not None:
             c = counts
@@ -22,7 +26,7 @@ class StatusStrip(Static):
             unresolved = getattr(c, "unresolved", 0)
             for value, label, style in (
                 (c.total, "total", "bold"),  # type: ignore[attr-defined]
-                (c.current, "current", "bold"),  # type: ignore[attr-defined]
+                (c.current, "live", "bold"),  # type: ignore[attr-defined]
                 (c.pinned, "pinned", "bold"),  # type: ignore[attr-defined]
                 (stale, "stale", "bold red" if stale else "bold"),
                 (unresolved, "unresolved", "bold yellow" if unresolved else "bold"),
@@ -31,8 +35,6 @@ class StatusStrip(Static):
                 text.append(f" {label}  ")
             text.append("·  ", style="dim")
         text.append(f"schema v{schema_version}", style="dim")
-        text.append("  ·  ", style="dim")
-        text.append(clean(path, single_line=True))
         self.update(text)
 
 

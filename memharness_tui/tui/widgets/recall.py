@@ -34,9 +34,9 @@ WRITE_ACTIONS = {"new_fact", "retract"}  # disabled (shown so) on a read-only st
 NARROW = 120  # below this width the filters take two rows
 RESULT_COLUMNS = (
     Col("id", "ID", 5, "right"),
-    Col("subject", "Subject", 16),
+    Col("subject", "Subject", 16, shrink_to=9),
     Col("predicate", "Predicate", 14, min_total=110),
-    Col("fact", "Fact", None, min_width=24),
+    Col("fact", "Fact", None, min_width=24, want=40),
     Col("conf", "Conf", 4, "right"),
     Col("imp", "Imp", 3, "right", min_total=100),
     Col("kind", "Kind", 10, min_total=120),

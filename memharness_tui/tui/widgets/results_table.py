@@ -10,7 +10,7 @@ Enter selects; mouse: click moves the cursor, clicking the cursor row selects.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rich.segment import Segment
 from rich.style import Style
@@ -34,6 +34,8 @@ class Col:
     justify: str = "left"
     min_width: int = 16
     min_total: int = 0  # shown only when the table is at least this wide
+    shrink_to: int | None = None  # a fixed column that gives way (down to this) to the flexible
+    want: int = 0  # the flexible column's wish: narrower, it takes from ``shrink_to`` columns
 
 
 class ResultsTable(ScrollView, can_focus=True):
@@ -76,6 +78,14 @@ class ResultsTable(ScrollView, can_focus=True):
         self._index: dict[str, int] = {}
         self._cache: dict[tuple[object, ...], Strip] = {}
         self._style_cache: dict[tuple[object, ...], tuple[Style, Style, Style, Style]] = {}
+
+    def set_column_width(self, key: str, width: int) -> None:
+        """Resize a fixed column (the ID column follows the store's largest id)."""
+        if all(c.key != key or c.width == width for c in self.columns):
+            return
+        self.columns = [replace(c, width=width) if c.key == key else c for c in self.columns]
+        self._cache.clear()
+        self.refresh()
 
     # ----- data -------------------------------------------------------------------------------
     def set_rows(self, rows: Iterable[tuple[str, list[Text]]], *, cursor: int = 0,
@@ -165,13 +175,22 @@ class ResultsTable(ScrollView, can_focus=True):
     def _layout(self, total: int) -> list[tuple[int, int]]:
         """(column index, width) for the columns that fit; the flexible one takes the rest."""
         shown = [i for i, c in enumerate(self.columns) if total >= c.min_total]
-        fixed = sum(self.columns[i].width or 0 for i in shown) + GAP * (len(shown) - 1) + 2
-        out = []
-        for i in shown:
+        widths = {i: self.columns[i].width for i in shown}
+        fixed = sum(w or 0 for w in widths.values()) + GAP * (len(shown) - 1) + 2
+        flex = [i for i in shown if widths[i] is None]
+        want = max((self.columns[i].want for i in flex), default=0)
+        deficit = want - (total - fixed)
+        for i in shown:  # the flexible column (Fact) has priority over shrinkable ones
             col = self.columns[i]
-            out.append((i, col.width if col.width is not None else max(col.min_width,
-                                                                         total - fixed)))
-        return out
+            if deficit <= 0 or col.width is None or col.shrink_to is None:
+                continue
+            give = min(deficit, col.width - col.shrink_to)
+            if give > 0:
+                widths[i] = col.width - give
+                fixed -= give
+                deficit -= give
+        return [(i, w if w is not None else max(self.columns[i].min_width, total - fixed))
+                for i, w in widths.items()]
 
     def _line(self, cells: Sequence[Text], layout: list[tuple[int, int]], style: Style) -> Text:
         line = Text(" ", style=style, no_wrap=True, end="")

@@ -15,14 +15,35 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import RowDoesNotExist
 
 from memharness_tui.tui.messages import OpenFact
-from memharness_tui.tui.render import cell, clean, freshness_badge, status_label
+from memharness_tui.tui.render import (
+    cell,
+    clean,
+    freshness_badge,
+    freshness_label,
+    status_label,
+)
 from memharness_tui.tui.widgets.base import LoadsWhenShown, WorkerErrorsToApp
+from memharness_tui.tui.widgets.columns import Column, fit
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
 
 SUBJECTS_SHOWN = 500  # a DataTable measures every cell; filter to find the rest
 FACTS_PAGE = 200
+SCROLLBAR = 2  # the fact table's vertical scrollbar
+
+
+def fact_columns(id_width: int, status: int, fresh: int) -> tuple[Column, ...]:
+    """The fact table's columns in display order; widths from the data shown."""
+    return (
+        Column("id", "ID", id_width),
+        Column("fact", "Fact", None, min_width=24),
+        Column("status", "Status", status, priority=1),
+        Column("predicate", "Predicate", 14, priority=5),
+        Column("conf", "Conf", 4, priority=4),
+        Column("fresh", "Freshness", fresh, priority=2),
+        Column("learned", "Learned", 10, priority=3),
+    )
 
 
 class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
@@ -37,6 +58,8 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
     ]
 
     include_history: reactive[bool] = reactive(False)
+    id_width: reactive[int] = reactive(3, init=False)
+    """Digits of the store's largest id (set by the main screen)."""
     as_of: reactive[str | None] = reactive(None, init=False)
     store_revision: reactive[int] = reactive(0, init=False)
     readonly: reactive[bool] = reactive(False, init=False)
@@ -46,6 +69,8 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
         self.subjects: list[Any] = []
         self.subject: str | None = None
         self._offset = 0
+        self._facts: list[Any] = []
+        self._laid_out_for: tuple[int, ...] = ()
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -64,11 +89,12 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
         side.add_column("Subject", key="subject")
         side.add_column("Now", key="current")
         side.add_column("All", key="total")
-        facts = self.query_one("#subject-facts", DataTable)
-        for key, label in (("id", "ID"), ("fact", "Fact"), ("status", "Status"),
-                           ("predicate", "Predicate"), ("conf", "Conf"), ("fresh", "Freshness"),
-                           ("learned", "Learned")):
-            facts.add_column(label, key=key)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fill_facts)
+
+    def watch_id_width(self) -> None:
+        self._fill_facts()
 
     def watch_as_of(self) -> None:
         self.invalidate()
@@ -100,16 +126,16 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
         for s in shown[:SUBJECTS_SHOWN]:
             table.add_row(
                 cell(s.subject, max_len=28),
-                Text(str(s.current), justify="right"),
-                Text(str(s.total), justify="right", style="dim"),
+                Text(f"{s.current:,}", justify="right"),
+                Text(f"{s.total:,}", justify="right", style="dim"),
                 key=s.subject,
             )
         if keep is not None:
             with suppress(RowDoesNotExist):
                 table.move_cursor(row=table.get_row_index(keep), animate=False)
         table.border_subtitle = (
-            f"{min(len(shown), SUBJECTS_SHOWN)} of {len(shown)}" if len(shown) > SUBJECTS_SHOWN
-            else f"{len(shown)} subjects"
+            f"{min(len(shown), SUBJECTS_SHOWN):,} of {len(shown):,}" if len(shown) > SUBJECTS_SHOWN
+            else f"{len(shown):,} subjects"
         )
         if self.subject is None:
             self._title()
@@ -158,27 +184,50 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
             return
         facts = await self.mapp.service.facts_of(subject, include_history=history, as_of=as_of,
                                                  offset=offset, limit=limit)
+        self._facts = list(facts) if offset == 0 else self._facts + list(facts)
+        self._laid_out_for = ()
+        self._fill_facts()
+        self._title(len(facts) >= FACTS_PAGE and len(facts) % FACTS_PAGE == 0)
+
+    def _fill_facts(self) -> None:
+        """(Re)build the fact table for its width: columns by priority, none squeezed."""
+        if not self.is_mounted:
+            return
         table = self.query_one("#subject-facts", DataTable)
+        rows = [(f, *status_label(f, self.as_of)) for f in self._facts]
+        status_w = max([len("Status"), *(len(label) for _, label, _ in rows)])
+        fresh_w = max([len("Freshness"), *(
+            len(freshness_label(f.freshness, f.is_pinned)[0]) for f, _, style in rows
+            if not style)])
+        columns = fit(fact_columns(self.id_width, status_w, fresh_w),
+                      table.size.width - SCROLLBAR)
+        signature = (table.size.width, self.id_width, status_w, fresh_w, len(rows))
+        if signature == self._laid_out_for:
+            return
+        self._laid_out_for = signature
         keep = _cursor_key(table)
-        if offset == 0:
-            table.clear()
-        for f in facts:
-            label, style = status_label(f, as_of)
-            table.add_row(
-                Text(str(f.id), style="dim"),
-                cell(f.fact, style, max_len=60),
-                Text(label, style=style or "bold"),
-                cell(f.predicate, style, max_len=16),
-                Text(f"{f.confidence:.2f}", style=style, justify="right"),
-                freshness_badge(self.app, f.freshness, f.is_pinned) if not style
+        table.clear(columns=True)
+        for col, width in columns:
+            table.add_column(col.label, key=col.key, width=width)
+        for f, label, style in rows:
+            cells = {
+                "id": Text(str(f.id), style="dim", justify="right"),
+                "fact": cell(f.fact, style, max_len=300),
+                "status": Text(label, style=style or "bold"),
+                "predicate": cell(f.predicate, style, max_len=40),
+                "conf": Text(f"{f.confidence:.2f}", style=style, justify="right"),
+                "fresh": freshness_badge(self.app, f.freshness, f.is_pinned) if not style
                 else Text("", style=style),
-                Text(f.tx_at[:10], style=style or "dim"),
-                key=str(f.id),
-            )
-        if offset == 0 and keep is not None:
+                "learned": Text(f.tx_at[:10], style=style or "dim"),
+            }
+            shown = [cells[col.key] for col, _ in columns]
+            for piece in shown:
+                piece.no_wrap = True
+                piece.overflow = "ellipsis"
+            table.add_row(*shown, key=str(f.id))
+        if keep is not None:
             with suppress(RowDoesNotExist):
                 table.move_cursor(row=table.get_row_index(keep), animate=False)
-        self._title(len(facts) >= FACTS_PAGE and len(facts) % FACTS_PAGE == 0)
 
     def _title(self, has_more: bool = False) -> None:
         text = Text()
