@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A small mutation check: plant one deliberate bug at a time and see whether the tests notice.
 
-Each mutation names a file, an exact snippet of it, the snippet's replacement and (unless the
-package default fits) the tests to run. The check works on a temporary copy of the project,
-so the checkout is never modified, even when interrupted. A mutation is *killed* when the
-selected tests fail with it applied and *survives* when they all pass. A survivor that is
-expected (an equivalent change, or one guarded on purpose by a second layer) carries a
-written reason in ``survives``; any other survivor makes the script exit 1.
+Each mutation names a file, an exact snippet of it, the snippet's replacement and, optionally,
+the tests aimed at it (run first; the package's whole selection runs after them). The check
+works on a temporary copy of the project, so the checkout is never modified, even when
+interrupted. A mutation is *killed* when the selected tests fail with it applied and
+*survives* when they all pass. A survivor that is expected (an equivalent change, or one
+guarded on purpose by a second layer) carries a written reason in ``survives``; any other
+survivor makes the script exit 1.
 
 Run from the project root with the project's interpreter (stdlib only)::
 
@@ -44,6 +45,8 @@ VERDICTS = "memharness_tui/staleness/verdicts.py"
 PINS = "memharness_tui/staleness/pins.py"
 GIT = "memharness_tui/staleness/git.py"
 RENDER = "memharness_tui/tui/render.py"
+VALIDATION = "tests/store/test_validation.py"
+RUNNER_TESTS = "tests/staleness/test_runner.py"
 
 #: tests run for a mutation that names none, by package
 PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
@@ -61,7 +64,7 @@ class Mutation:
     original: str
     replacement: str
     why: str  # the bug this plants, in words
-    tests: tuple[str, ...] = ()  # empty: the package's default selection
+    tests: tuple[str, ...] = ()  # the tests aimed at it: run first, then the package's own
     survives: str | None = None  # the written reason when surviving is expected
 
     @property
@@ -75,8 +78,13 @@ class Mutation:
         return "other"
 
     @property
-    def selection(self) -> tuple[str, ...]:
-        return self.tests or PACKAGE_TESTS[self.package]
+    def selections(self) -> tuple[tuple[str, ...], ...]:
+        """pytest runs in order: the aimed tests (a kill shows sooner), then the package's.
+
+        Two runs, not one: pytest drops a folder given after a file inside it.
+        """
+        rest = tuple(t for t in PACKAGE_TESTS[self.package] if t not in self.tests)
+        return tuple(sel for sel in (self.tests, rest) if sel)
 
 
 M = Mutation
@@ -85,14 +93,16 @@ MUTATIONS: list[Mutation] = [
     M("store.fts-no-quoting", STORE,
       """return ['"' + t.replace('"', '""') + '"' for t in js_split(query)]""",
       "return js_split(query)",
-      "query tokens reach FTS5 unquoted: NOT, col:, NEAR, * become syntax"),
+      "query tokens reach FTS5 unquoted: NOT, col:, NEAR, * become syntax",
+      tests=(VALIDATION,)),
     M("store.fts-quotes-not-doubled", STORE,
       """'"' + t.replace('"', '""') + '"'""", """'"' + t + '"'""",
-      "a double quote inside a token ends the phrase early"),
+      "a double quote inside a token ends the phrase early", tests=(VALIDATION,)),
     M("store.fts-no-or-retry", STORE,
       "if len(phrases) > 1:\n                matches.append",
       "if False:\n                matches.append",
-      "a multi-word query whose words are not all in one fact falls back to substring search"),
+      "a multi-word query whose words are not all in one fact falls back to substring search",
+      tests=(VALIDATION,)),
     M("store.like-no-underscore-escape", STORE,
       """.replace("_", "\\\\_")""", "",
       "_ in a fallback query matches any character"),
@@ -427,7 +437,10 @@ def apply_one(copy: Path, m: Mutation, timeout: float) -> Outcome:
     started = time.perf_counter()
     try:
         path.write_text(original.replace(m.original, m.replacement), encoding="utf-8")
-        result, detail = run_tests(copy, m.selection, timeout)
+        for sel in m.selections:
+            result, detail = run_tests(copy, sel, timeout)
+            if result != "passed":
+                break
     finally:
         path.write_text(original, encoding="utf-8")
     status = {"passed": "survived", "failed": "killed", "timeout": "killed"}.get(result, "error")
@@ -497,7 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if m is None:
             p.error(f"no mutation {args.show!r}")
         print(f"{m.id} ({m.file}): {m.why}\n--- original\n{m.original}\n+++ mutated\n{m.replacement}")
-        print("tests: " + " ".join(m.selection))
+        print("tests: " + " then ".join(" ".join(sel) for sel in m.selections))
         return 0
     chosen = select(args)
     if not chosen:
@@ -515,7 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         copy = Path(tmp)
         make_copy(copy, args.tests_ref)
         if not args.no_baseline:
-            for sel in sorted({m.selection for m in chosen}):
+            for sel in sorted({sel for m in chosen for sel in m.selections}):
                 result, detail = run_tests(copy, sel, args.timeout)
                 if result != "passed":
                     print(f"baseline failed for {' '.join(sel)}: {detail}", file=sys.stderr)
