@@ -132,7 +132,12 @@ def test_path_backfill_skipped_when_the_row_is_retracted_mid_pass(
     store.close()
     for _ in events:
         pass
-    assert spass.report.skipped == [ids[1]]
+    report = spass.report
+    assert report.skipped == [ids[1]]
+    assert report.total == 2 and report.checked == 1
+    assert report.summary_line() == "checked 1 / current 1 / stale 0 / unresolved 0 / backfilled 1"
+    assert [v.fact_id for v in report.verdicts] == [ids[0]]
+    assert report.stale_ids == []
     after = rows(db)
     assert after[ids[0]]["source_path"] == "src/a.py"
     assert after[ids[1]]["source_path"] is None and after[ids[1]]["freshness"] is None
