@@ -326,7 +326,7 @@ MUTATIONS: list[Mutation] = [
     # --- tui/render.py -----------------------------------------------------------------
     M("render.bidi-isolates", RENDER,
       "\\u2066-\\u2069", "",
-      "bidi isolates (U+2066-2069) reach the terminal"),
+      "bidi isolates (U+2066-2069) reach the terminal", tests=("tests/tui/test_render_clean.py",)),
     M("render.bidi-embeddings", RENDER,
       "\\u202a-\\u202e", "",
       "bidi embeddings and overrides reach the terminal"),
