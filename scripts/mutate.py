@@ -50,11 +50,14 @@ RUNNER_TESTS = "tests/staleness/test_runner.py"
 
 #: tests run for a mutation that names none, by package
 PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
-    "store": ("tests/store", "tests/staleness", "tests/test_cli.py"),
+    "store": ("tests/store", "tests/test_cli.py", "tests/staleness"),
     "staleness": ("tests/staleness",),
     "render": ("tests/tui/test_parts.py", "tests/tui/test_render_clean.py"),
     "other": (),
 }
+#: run last within a selection: slow files that rarely are the first to catch a bug
+SLOW = ("tests/store/test_property.py", "tests/store/test_concurrency.py",
+        "tests/staleness/test_pins_property.py", "tests/staleness/test_partial_clone.py")
 
 
 @dataclass(frozen=True)
@@ -408,9 +411,22 @@ def _env(copy: Path) -> dict[str, str]:
     return env
 
 
+def _expand(copy: Path, selection: Sequence[str]) -> list[str]:
+    """Folders as their test files (slow ones last), once each; entries missing here dropped."""
+    out: list[str] = []
+    for entry in selection:
+        path = copy / entry.split("::")[0]
+        if path.is_dir():
+            out += [f.relative_to(copy).as_posix() for f in sorted(path.rglob("test_*.py"))]
+        elif path.exists():
+            out.append(entry)
+    unique = list(dict.fromkeys(out))
+    return sorted(unique, key=lambda t: t in SLOW)
+
+
 def run_tests(copy: Path, selection: Sequence[str], timeout: float) -> tuple[str, str]:
     """('passed' | 'failed' | 'timeout' | 'error', detail) for one pytest run in the copy."""
-    present = [t for t in selection if (copy / t.split("::")[0]).exists()]
+    present = _expand(copy, selection)
     if not present:
         return "passed", "no tests selected (none exist here)"
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *present]
