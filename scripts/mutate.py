@@ -26,6 +26,7 @@ import fnmatch
 import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -540,6 +541,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("STALE " + line)
         return 1 if problems else 0
 
+    def _stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # a kill (SIGTERM) cleans up like Ctrl+C
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started in background
     with tempfile.TemporaryDirectory(prefix="memharness-mutate-") as tmp:
         copy = Path(tmp)
         make_copy(copy, args.tests_ref)
