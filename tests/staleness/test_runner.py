@@ -206,6 +206,28 @@ def test_more_than_200_facts_each_checked_exactly_once(scenario: Scenario, tmp_p
     )
 
 
+def test_work_list_pages_see_every_row_exactly_once(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keyset paging with a small page: no target or candidate is lost or read twice."""
+    import memharness_tui.staleness.runner as runner_mod
+
+    monkeypatch.setattr(runner_mod, "_PAGE", 7)
+    s = scenario.sha
+    db = tmp_path / "m.db"
+    pinned = make_store(db, [{"source_commit": s["c1"]}] * 30)  # 4 full pages and a part
+    refs = make_store(db, [{"source_ref": f"r@{s['c2']}:conf"}] * 15)
+    make_store(db, [{}] * 5)  # neither pinned nor with a ref: not work
+    pinned += make_store(db, [{"source_commit": s["head"]}] * 11)
+    with Store.open(str(db)) as store:
+        work = StalenessPass.work_list(store)
+    assert [w.fact_id for w in work] == sorted(pinned + refs)
+    assert [w.fact_id for w in work if w.backfill] == refs
+    report = StalenessPass(db, [scenario.path], batch_size=4).run()
+    assert sorted(v.fact_id for v in report.verdicts) == sorted(pinned + refs)
+    assert report.checked == report.total == 56 and report.skipped == []
+
+
 def test_cancel_mid_pass_leaves_whole_batches(scenario: Scenario, tmp_path: Path) -> None:
     s = scenario.sha
     ids = make_store(
