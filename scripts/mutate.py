@@ -326,7 +326,7 @@ MUTATIONS: list[Mutation] = [
       "a merge counts as touching the path when one side did"),
     M("git.patch-prefix", GIT,
       'n == path or n.startswith(path + "/")', "n.startswith(path)",
-      "the diff of src/a also shows src/ab.py"),
+      "the diff of src/a also shows src/ab.py", tests=("tests/staleness/test_git.py",)),
     # --- tui/render.py -----------------------------------------------------------------
     M("render.bidi-isolates", RENDER,
       "\\u2066-\\u2069", "",
