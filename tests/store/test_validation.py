@@ -199,6 +199,8 @@ BAD_DATES = [
     "9999-12-31T23:00:00-01:00",  # converts past year 9999
     "0001-01-01T00:30:00+01:00",  # converts before year 1
     "2026-01-05T10:00:00+24:00",
+    "2026-01-05T10:00:00+05:60",  # an offset's minutes stop at 59
+    "2026-01-05T10:00:00-0099",
     "2026-1-5",
     "20260105",
     "2026/01/05",
@@ -549,6 +551,23 @@ def test_like_fallback_escapes_percent_underscore_and_backslash(db: Path) -> Non
 def test_why_and_get_of_an_unknown_id_are_not_found(store: Store) -> None:
     refused(store, lambda: store.why(999), NotFound, "#999")
     refused(store, lambda: store.get(0), NotFound, "#0")
+
+
+def test_diff_since_is_inclusive_for_learned_revised_and_retracted(db: Path) -> None:
+    """SPEC §7: learned tx_at ≥ since, revised valid_to ≥ since, retracted_at ≥ since."""
+    with open_store(db) as s:
+        first, _ = s.remember("x", "first")
+        _, second, t_revise = s.revise(first, "second")  # first's valid_to = t_revise
+        temp, _ = s.remember("x", "temp")
+        s.forget(fact_id=temp)
+        t_forget = s.get(temp).retracted_at
+        assert t_forget is not None and t_forget > t_revise
+        d = s.diff(t_revise)
+        assert [f.id for f in d.learned] == [second]  # temp is retracted: not learned
+        assert [(p.old.id, p.new.id if p.new else None) for p in d.revised] == [(first, second)]
+        assert [f.id for f in d.retracted] == [temp]
+        d = s.diff(t_forget)
+        assert (d.learned, d.revised, [f.id for f in d.retracted]) == ([], [], [temp])
 
 
 @pytest.mark.parametrize("since", ["2026-02-30", "last week", "", None])
