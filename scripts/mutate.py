@@ -295,7 +295,7 @@ MUTATIONS: list[Mutation] = [
       "with several repos, one where the pin is on another branch wins"),
     M("verdicts.rank-swapped", VERDICTS,
       '"ambiguous": 1, "not_commit": 2', '"ambiguous": 2, "not_commit": 1',
-      "not-a-commit is preferred over ambiguous"),
+      "not-a-commit is preferred over ambiguous", tests=("tests/staleness/test_verdicts.py",)),
     M("verdicts.many-reason", VERDICTS,
       'if len(candidates) > 1 and chosen.resolution == "unknown":',
       'if len(candidates) > 2 and chosen.resolution == "unknown":',
