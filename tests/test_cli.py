@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memharness_tui.cli import main
+from memharness_tui.paths import default_db_path
 from tests.store.helpers import copy_fixture, dump_facts
 
 
@@ -156,10 +157,12 @@ def test_missing_db_for_a_read_is_not_created(tmp_path: Path, capsys) -> None:
 
 def test_db_before_the_subcommand_is_honoured(tmp_path: Path, capsys) -> None:
     db = tmp_path / "a.db"
+    default = Path(default_db_path())  # where the autouse fixture points SPEC §1's default
+    assert not default.exists()
     code, _, err = run(capsys, "--db", str(db), "remember", "s", "hello")
     assert code == 0, err
+    assert not default.exists(), "the write went to the default store"
     assert [r["fact"] for r in dump_facts(db)] == ["hello"]
-    assert not (tmp_path / "data" / "memharness" / "memory.db").exists()
     code, out, _ = run(capsys, "--db", str(db), "stats")
     assert code == 0 and f"DB: {db}" in out
 

@@ -102,6 +102,21 @@ def test_other_commit_or_own_path_is_not_backfilled(scenario: Scenario, tmp_path
     assert [after[i]["source_path"] for i in ids] == [None, "conf", None, None]
 
 
+def test_a_candidates_own_path_wins_over_the_path_in_its_source_ref(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    """An unpinned row that already names a path is judged with it (src/a.py is unchanged
+    since c2, src/b.py is not): the ref contributes only the commit."""
+    s = scenario.sha
+    db = tmp_path / "m.db"
+    (fid,) = make_store(db, [{"source_ref": f"m@{s['c2']}:src/a.py", "source_path": "src/b.py"}])
+    (v,) = run_pass(db, scenario).report.verdicts
+    assert (v.freshness, v.reason) == ("stale", f"src/b.py changed since {s['c2'][:7]}")
+    assert v.backfilled and not v.path_only and v.path == "src/b.py"
+    row = rows(db)[fid]
+    assert (row["source_commit"], row["source_path"]) == (s["c2"], "src/b.py")
+
+
 def test_check_only_counts_the_path_backfill_and_writes_nothing(
     scenario: Scenario, tmp_path: Path
 ) -> None:
@@ -132,7 +147,12 @@ def test_path_backfill_skipped_when_the_row_is_retracted_mid_pass(
     store.close()
     for _ in events:
         pass
-    assert spass.report.skipped == [ids[1]]
+    report = spass.report
+    assert report.skipped == [ids[1]]
+    assert report.total == 2 and report.checked == 1
+    assert report.summary_line() == "checked 1 / current 1 / stale 0 / unresolved 0 / backfilled 1"
+    assert [v.fact_id for v in report.verdicts] == [ids[0]]
+    assert report.stale_ids == []
     after = rows(db)
     assert after[ids[0]]["source_path"] == "src/a.py"
     assert after[ids[1]]["source_path"] is None and after[ids[1]]["freshness"] is None

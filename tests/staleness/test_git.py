@@ -180,6 +180,9 @@ def test_drift_and_diff(checker: GitChecker, scenario: Scenario) -> None:
     assert checker.diff_text(s["c2"], "src/a.py") == ""
     folder = checker.diff_text(s["c1"], "src")
     assert "a/src/a.py" in folder and "a/src/b.py" in folder
+    # a path matches whole segments: "src/a" is not the start of src/a.py, "sr" not of src/
+    assert checker.diff_text(s["c1"], "src/a") == "" and checker.diff_text(s["c1"], "sr") == ""
+    assert checker.drift(s["c1"], "src/a").files == 0
     with pytest.raises(RepoError):
         checker.drift("0" * 40, "src/a.py")
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -205,6 +206,28 @@ def test_more_than_200_facts_each_checked_exactly_once(scenario: Scenario, tmp_p
     )
 
 
+def test_work_list_pages_see_every_row_exactly_once(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keyset paging with a small page: no target or candidate is lost or read twice."""
+    import memharness_tui.staleness.runner as runner_mod
+
+    monkeypatch.setattr(runner_mod, "_PAGE", 7)
+    s = scenario.sha
+    db = tmp_path / "m.db"
+    pinned = make_store(db, [{"source_commit": s["c1"]}] * 30)  # 4 full pages and a part
+    refs = make_store(db, [{"source_ref": f"r@{s['c2']}:conf"}] * 15)
+    make_store(db, [{}] * 5)  # neither pinned nor with a ref: not work
+    pinned += make_store(db, [{"source_commit": s["head"]}] * 11)
+    with Store.open(str(db)) as store:
+        work = StalenessPass.work_list(store)
+    assert [w.fact_id for w in work] == sorted(pinned + refs)
+    assert [w.fact_id for w in work if w.backfill] == refs
+    report = StalenessPass(db, [scenario.path], batch_size=4).run()
+    assert sorted(v.fact_id for v in report.verdicts) == sorted(pinned + refs)
+    assert report.checked == report.total == 56 and report.skipped == []
+
+
 def test_cancel_mid_pass_leaves_whole_batches(scenario: Scenario, tmp_path: Path) -> None:
     s = scenario.sha
     ids = make_store(
@@ -364,10 +387,94 @@ def test_rows_changed_by_another_writer_mid_pass_are_skipped(
     other.revise(ids[5], "someone else's correction")
     other.close()
     list(it)
-    assert spass.report.skipped == [ids[4], ids[5]]
+    report = spass.report
+    assert report.skipped == [ids[4], ids[5]]
+    # a skipped row is neither checked nor counted, and gets no verdict
+    assert report.total == 6 and report.checked == 4
+    assert report.summary_line() == "checked 4 / current 0 / stale 4 / unresolved 0"
+    assert [v.fact_id for v in report.verdicts] == ids[:4]
+    assert report.stale_ids == ids[:4]
+    assert [old for old, _ in report.downgraded] == ids[:4]
     after = rows(tmp_path / "m.db")
     assert after[ids[4]]["freshness"] is None and after[ids[5]]["freshness"] is None
     assert after[ids[3]]["freshness"] == "stale"
+
+
+def _store_changed_by_another_writer_mid_write(changes: Callable[[Store], None]) -> Callable[..., Store]:
+    """A store_factory whose first verdict write lets another connection commit ``changes`` first.
+
+    That is the window the pass's pre-check cannot see: the batch was re-read (and found
+    live) but not yet written. Only the writer's ``live_only`` guard stands in the way.
+    """
+
+    class ChangedMidWrite(Store):
+        done = False
+
+        def set_staleness_many(self, updates, *, live_only=False):  # type: ignore[no-untyped-def]
+            if not ChangedMidWrite.done:
+                ChangedMidWrite.done = True
+                other = Store.open(self.path, clock=FakeClock("2026-02-20"))
+                try:
+                    changes(other)
+                finally:
+                    other.close()
+            return super().set_staleness_many(updates, live_only=live_only)
+
+    def factory(path: str, *, clock: object = None, readonly: bool = False) -> Store:
+        return ChangedMidWrite.open(path, clock=clock, readonly=readonly)  # type: ignore[arg-type]
+
+    return factory
+
+
+@pytest.mark.parametrize("downgrade", [False, True], ids=["write", "downgrade"])
+def test_a_row_revised_between_the_pre_check_and_the_write_keeps_no_verdict(
+    scenario: Scenario, tmp_path: Path, downgrade: bool
+) -> None:
+    db = tmp_path / "m.db"
+    ids = make_store(db, [{"source_commit": scenario.sha["c1"]}] * 4)
+
+    def changes(other: Store) -> None:
+        other.revise(ids[1], "someone else's correction")
+        other.forget(fact_id=ids[2])
+
+    spass = StalenessPass(
+        db, [scenario.path], clock=FakeClock(CLOCK), batch_size=10, downgrade=downgrade,
+        store_factory=_store_changed_by_another_writer_mid_write(changes),
+    )
+    report = spass.run()
+    assert report.skipped == [ids[1], ids[2]]
+    assert report.checked == 2 and report.stale_ids == [ids[0], ids[3]]
+    after = rows(db)
+    for fid in (ids[1], ids[2]):  # the other writer's rows: untouched by the pass
+        assert {k: after[fid][k] for k in SOURCE_AXIS} == {
+            "source_commit": scenario.sha["c1"], "source_path": None,
+            "freshness": None, "checked_at": None, "checked_head": None,
+        }
+    assert after[ids[1]]["superseded_by"] is not None and after[ids[1]]["confidence"] == 1.0
+    assert after[ids[0]]["freshness"] == after[ids[3]]["freshness"] == "stale"
+    assert [old for old, _ in report.downgraded] == ([ids[0], ids[3]] if downgrade else [])
+
+
+def test_a_backfill_candidate_pinned_between_the_pre_check_and_the_write_keeps_its_pin(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    s = scenario.sha
+    db = tmp_path / "m.db"
+    ids = make_store(db, [{"source_ref": f"m@{s['c1']}:src/a.py"}] * 2)
+
+    def changes(other: Store) -> None:  # someone pins the row (a later commit) meanwhile
+        other.set_staleness(ids[1], "current", "2026-02-20", s["head"], source_commit=s["head"])
+
+    report = StalenessPass(
+        db, [scenario.path], clock=FakeClock(CLOCK),
+        store_factory=_store_changed_by_another_writer_mid_write(changes),
+    ).run()
+    assert report.skipped == [ids[1]]
+    assert report.checked == 1 and report.backfilled == 1 and report.stale_ids == [ids[0]]
+    after = rows(db)
+    assert (after[ids[0]]["source_commit"], after[ids[0]]["freshness"]) == (s["c1"], "stale")
+    assert (after[ids[1]]["source_commit"], after[ids[1]]["source_path"]) == (s["head"], None)
+    assert after[ids[1]]["freshness"] == "current"
 
 
 def test_external_writer_is_never_refused(scenario: Scenario, tmp_path: Path) -> None:

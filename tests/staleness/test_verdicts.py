@@ -138,6 +138,19 @@ def test_choose_prefers_repo_whose_head_contains_the_pin() -> None:
         choose_facts([])
 
 
+def test_choose_keeps_the_most_specific_failure() -> None:
+    """No repo knows the commit: ambiguous, then not-a-commit, then invalid, then unknown."""
+    unknown = facts(resolution="unknown", commit=None, repo="u")
+    invalid = facts(resolution="invalid", commit=None, repo="i")
+    blob = facts(resolution="not_commit", commit=None, object_type="blob", repo="n")
+    ambiguous = facts(resolution="ambiguous", commit=None, repo="a")
+    ranked = [ambiguous, blob, invalid, unknown]
+    for i in range(len(ranked)):
+        rest = ranked[i:]
+        assert choose_facts(list(reversed(rest))).repo == rest[0].repo
+        assert choose_facts(rest).repo == rest[0].repo
+
+
 def test_classify_many_unknown_everywhere() -> None:
     a = facts(resolution="unknown", commit=None, repo="a")
     b = facts(resolution="unknown", commit=None, repo="b")

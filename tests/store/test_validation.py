@@ -199,6 +199,8 @@ BAD_DATES = [
     "9999-12-31T23:00:00-01:00",  # converts past year 9999
     "0001-01-01T00:30:00+01:00",  # converts before year 1
     "2026-01-05T10:00:00+24:00",
+    "2026-01-05T10:00:00+05:60",  # an offset's minutes stop at 59
+    "2026-01-05T10:00:00-0099",
     "2026-1-5",
     "20260105",
     "2026/01/05",
@@ -475,9 +477,59 @@ def test_recall_never_writes_without_reinforce(store: Store) -> None:
     assert db_snapshot(store.path) == before
 
 
-def test_recall_with_any_query_text_is_never_a_syntax_error(store: Store) -> None:
-    for query in ['"', 'a"b', "AND OR NOT", "(", "*", "col:x", "NEAR(a b)", "100%_\\"]:
-        store.recall(query)
+# Facts whose words look like FTS5 syntax: each query below must be an FTS hit (never the
+# substring fallback) on exactly these rows. Unquoted, FTS5 would read NOT, col:, NEAR(…),
+# tea* and ( as operators, and the store's catch-all fallback would hide the syntax error.
+SYNTAX_FACTS = {
+    "not-tea": ("user", "drinks coffee, not tea"),
+    "green-tea": ("user", "likes green tea"),
+    "team": ("user", "the team meets on Monday"),
+    "project": ("project:memharness", "uses SQLite full-text search"),
+    "quoted": ("docs", 'the "quoted" word stays literal'),
+    "open-quote": ("docs", 'she said "hi to everyone'),
+    "rerun": ("ci", "a re-run of the flaky job"),
+    "draft": ("docs", "the report (draft v2) is shared"),
+    "near": ("travel", "the bakery near cafe Luna, by the station"),
+    "cafe": ("travel", "the cafe by the station"),
+}
+SYNTAX_QUERIES = [
+    ("NOT tea", ["not-tea"]),  # NOT is a word, not an operator
+    ("coffee NOT tea", ["not-tea"]),  # not "coffee AND NOT tea" (which finds nothing here)
+    ("project:memharness", ["project"]),  # not a column filter on a column "project"
+    ('"quoted"', ["quoted"]),  # quotes inside a token are doubled, not phrase delimiters
+    ('said "hi', ["open-quote"]),  # an unbalanced quote
+    ("re-run", ["rerun"]),
+    ("tea*", ["green-tea", "not-tea"]),  # the word tea, not the prefix (team)
+    ("(draft", ["draft"]),  # an unbalanced parenthesis
+    ("NEAR(cafe station)", ["near"]),  # the words "near cafe" and station, not a NEAR group
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), SYNTAX_QUERIES, ids=[q for q, _ in SYNTAX_QUERIES])
+def test_recall_with_any_query_text_is_never_a_syntax_error(
+    db: Path, query: str, expected: list[str]
+) -> None:
+    with open_store(db) as s:
+        ids = {name: s.remember(subj, text)[0] for name, (subj, text) in SYNTAX_FACTS.items()}
+        r = s.recall(query, limit=20)
+    assert not r.used_fallback, query
+    assert sorted(r.ids) == sorted(ids[name] for name in expected), query
+
+
+def test_recall_tries_the_words_or_ed_before_the_substring_fallback(db: Path) -> None:
+    """SPEC §7: no fact holds every word, so the words are tried OR-ed (still FTS)."""
+    with open_store(db) as s:
+        ids = {name: s.remember(subj, text)[0] for name, (subj, text) in SYNTAX_FACTS.items()}
+        r = s.recall("coffee station", limit=20)
+    assert not r.used_fallback
+    assert sorted(r.ids) == sorted([ids["not-tea"], ids["near"], ids["cafe"]])
+
+
+@pytest.mark.parametrize("query", ['"', 'a"b', "AND OR NOT", "(", "*", "col:x", "100%_\\"])
+def test_recall_of_pure_syntax_finds_nothing_and_raises_nothing(store: Store, query: str) -> None:
+    """No fact holds these strings: the answer is empty, and never an error."""
+    r = store.recall(query)
+    assert r.ids == []
 
 
 def test_like_fallback_escapes_percent_underscore_and_backslash(db: Path) -> None:
@@ -499,6 +551,23 @@ def test_like_fallback_escapes_percent_underscore_and_backslash(db: Path) -> Non
 def test_why_and_get_of_an_unknown_id_are_not_found(store: Store) -> None:
     refused(store, lambda: store.why(999), NotFound, "#999")
     refused(store, lambda: store.get(0), NotFound, "#0")
+
+
+def test_diff_since_is_inclusive_for_learned_revised_and_retracted(db: Path) -> None:
+    """SPEC §7: learned tx_at ≥ since, revised valid_to ≥ since, retracted_at ≥ since."""
+    with open_store(db) as s:
+        first, _ = s.remember("x", "first")
+        _, second, t_revise = s.revise(first, "second")  # first's valid_to = t_revise
+        temp, _ = s.remember("x", "temp")
+        s.forget(fact_id=temp)
+        t_forget = s.get(temp).retracted_at
+        assert t_forget is not None and t_forget > t_revise
+        d = s.diff(t_revise)
+        assert [f.id for f in d.learned] == [second]  # temp is retracted: not learned
+        assert [(p.old.id, p.new.id if p.new else None) for p in d.revised] == [(first, second)]
+        assert [f.id for f in d.retracted] == [temp]
+        d = s.diff(t_forget)
+        assert (d.learned, d.revised, [f.id for f in d.retracted]) == ([], [], [temp])
 
 
 @pytest.mark.parametrize("since", ["2026-02-30", "last week", "", None])

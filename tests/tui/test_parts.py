@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from memharness_tui import config
+from memharness_tui.paths import default_db_path
 from memharness_tui.store import Store
 from memharness_tui.tui import serve as serve_mod
 from memharness_tui.tui.render import age, clean, safe, short_time
@@ -175,14 +177,20 @@ def test_run_app_demo_opens_the_demo_db(monkeypatch: pytest.MonkeyPatch, tmp_pat
     opened: dict[str, object] = {}
 
     def fake_run(self):  # noqa: ANN001 - the App.run signature
-        opened["source"] = self.gateway._opener
+        # open the store the way the app does (on its DB thread) and note which file it is
+        opened["info"] = asyncio.run(self.gateway.open())
         opened["repos"] = self.staleness_options.repos
         return 0
 
     monkeypatch.setattr(app_mod.MemharnessApp, "run", fake_run)
     monkeypatch.setenv("MEMHARNESS_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    default_db = Path(default_db_path())  # the autouse fixture's temp location
     assert app_mod.run_app(None, demo=True) == 0
-    assert (tmp_path / "cache" / "demo" / "memory.db").exists()
+    demo_db = tmp_path / "cache" / "demo" / "memory.db"
+    assert demo_db.exists()
+    info = opened["info"]
+    assert Path(info.path) == demo_db and not info.readonly  # type: ignore[attr-defined]
+    assert not default_db.exists()
     # the dashboard checks the demo's own repo, not whatever repo the shell is in
     assert opened["repos"] == [str(tmp_path / "cache" / "demo" / "repo")]
 

@@ -1,0 +1,576 @@
+#!/usr/bin/env python3
+"""A small mutation check: plant one deliberate bug at a time and see whether the tests notice.
+
+Each mutation names a file, an exact snippet of it, the snippet's replacement and, optionally,
+the tests aimed at it (run first; the package's whole selection runs after them). The check
+works on a temporary copy of the project, so the checkout is never modified, even when
+interrupted. A mutation is *killed* when the selected tests fail with it applied and
+*survives* when they all pass. A survivor that is expected (an equivalent change, or one
+guarded on purpose by a second layer) carries a written reason in ``survives``; any other
+survivor makes the script exit 1.
+
+Run from the project root with the project's interpreter (stdlib only)::
+
+    .venv/bin/python scripts/mutate.py                 # every mutation
+    .venv/bin/python scripts/mutate.py --list          # ids, and a check every snippet still matches
+    .venv/bin/python scripts/mutate.py --package staleness
+    .venv/bin/python scripts/mutate.py --only 'store.fts-*' runner.live-only-off
+    .venv/bin/python scripts/mutate.py --tests-ref main  # the same mutations against main's tests/
+    .venv/bin/python scripts/mutate.py --show store.fts-no-quoting   # print the planted change
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import io
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+STORE = "memharness_tui/store/store.py"
+SQL = "memharness_tui/store/sql.py"
+TIMEUTIL = "memharness_tui/store/timeutil.py"
+RUNNER = "memharness_tui/staleness/runner.py"
+VERDICTS = "memharness_tui/staleness/verdicts.py"
+PINS = "memharness_tui/staleness/pins.py"
+GIT = "memharness_tui/staleness/git.py"
+RENDER = "memharness_tui/tui/render.py"
+VALIDATION = "tests/store/test_validation.py"
+RUNNER_TESTS = "tests/staleness/test_runner.py"
+
+#: tests run for a mutation that names none, by package
+PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
+    "store": ("tests/store", "tests/test_cli.py", "tests/staleness"),
+    "staleness": ("tests/staleness",),
+    "render": ("tests/tui/test_parts.py", "tests/tui/test_render_clean.py"),
+    "other": (),
+}
+#: run last within a selection: slow files that rarely are the first to catch a bug
+SLOW = ("tests/store/test_property.py", "tests/store/test_concurrency.py",
+        "tests/staleness/test_pins_property.py", "tests/staleness/test_partial_clone.py")
+
+
+@dataclass(frozen=True)
+class Mutation:
+    id: str
+    file: str
+    original: str
+    replacement: str
+    why: str  # the bug this plants, in words
+    tests: tuple[str, ...] = ()  # the tests aimed at it: run first, then the package's own
+    survives: str | None = None  # the written reason when surviving is expected
+
+    @property
+    def package(self) -> str:
+        if self.file.startswith("memharness_tui/store/"):
+            return "store"
+        if self.file.startswith("memharness_tui/staleness/"):
+            return "staleness"
+        if self.file == RENDER:
+            return "render"
+        return "other"
+
+    @property
+    def selections(self) -> tuple[tuple[str, ...], ...]:
+        """pytest runs in order: the aimed tests (a kill shows sooner), then the package's.
+
+        Two runs, not one: pytest drops a folder given after a file inside it.
+        """
+        rest = tuple(t for t in PACKAGE_TESTS[self.package] if t not in self.tests)
+        return tuple(sel for sel in (self.tests, rest) if sel)
+
+
+M = Mutation
+MUTATIONS: list[Mutation] = [
+    # --- store/: recall text handling --------------------------------------------------
+    M("store.fts-no-quoting", STORE,
+      """return ['"' + t.replace('"', '""') + '"' for t in js_split(query)]""",
+      "return js_split(query)",
+      "query tokens reach FTS5 unquoted: NOT, col:, NEAR, * become syntax",
+      tests=(VALIDATION,)),
+    M("store.fts-quotes-not-doubled", STORE,
+      """'"' + t.replace('"', '""') + '"'""", """'"' + t + '"'""",
+      "a double quote inside a token ends the phrase early", tests=(VALIDATION,)),
+    M("store.fts-no-or-retry", STORE,
+      "if len(phrases) > 1:\n                matches.append",
+      "if False:\n                matches.append",
+      "a multi-word query whose words are not all in one fact falls back to substring search",
+      tests=(VALIDATION,)),
+    M("store.like-no-underscore-escape", STORE,
+      """.replace("_", "\\\\_")""", "",
+      "_ in a fallback query matches any character"),
+    M("store.like-no-backslash-escape", STORE,
+      """query.replace("\\\\", "\\\\\\\\")""", "query",
+      "a backslash in a fallback query escapes the next character"),
+    M("store.recall-budget-boundary", STORE,
+      "if cost > budget:", "if cost >= budget:",
+      "a fact that exactly fills max_tokens is dropped"),
+    M("store.reinforce-in-as-of", STORE,
+      "if reinforce and asof is None and facts:", "if reinforce and facts:",
+      "a time-travel recall with reinforce writes last_accessed_at"),
+    M("store.tokens-divisor", STORE,
+      "// 2 / 4)", "// 2 / 3)",
+      "token estimate uses the wrong divisor"),
+    M("store.effective-now-min", STORE,
+      "newest is not None and newest > clock_now", "newest is not None and newest < clock_now",
+      "a writer whose clock runs ahead no longer moves 'now'"),
+    # --- store/: validation ------------------------------------------------------------
+    M("store.confidence-upper-open", STORE,
+      "or value > 1\n", "or value >= 1\n",
+      "confidence 1.0 is refused"),
+    M("store.confidence-lower-open", STORE,
+      "or value < 0\n", "or value <= 0\n",
+      "confidence 0.0 is refused"),
+    M("store.importance-upper-open", STORE,
+      "not 1 <= value <= 10", "not 1 <= value < 10",
+      "importance 10 is refused"),
+    M("store.positive-int-zero", STORE,
+      "not 1 <= value <= _INT64_MAX", "not 0 <= value <= _INT64_MAX",
+      "limit 0 is accepted"),
+    M("store.readonly-ignored", STORE,
+      "if self.readonly:\n            raise ReadOnlyError",
+      "if False:\n            raise ReadOnlyError",
+      "a read-only store writes"),
+    M("store.forget-empty-ref", STORE,
+      'if ref == "":', "if False:",
+      "forget with a blank source_ref retracts every row with an empty ref"),
+    M("store.revise-superseded-allowed", STORE,
+      "if old.superseded_by is not None:\n                later",
+      "if False:\n                later",
+      "revising an already superseded fact forks the chain"),
+    M("store.revise-future-valid-from", STORE,
+      "if vf > tx_at:", "if False:",
+      "revise accepts a valid_from in the future"),
+    M("store.revise-backdate-rule", STORE,
+      "if old.valid_from < old.tx_at and vf < old.valid_from:",
+      "if vf < old.valid_from:",
+      "the backdate rule applies to every old fact, not only backdated ones"),
+    # --- store/: the staleness writer ---------------------------------------------------
+    M("store.writer-ignores-live-only", STORE,
+      "stmt = sql.SET_STALENESS_LIVE if live_only else sql.SET_STALENESS",
+      "stmt = sql.SET_STALENESS",
+      "live_only does not re-check liveness inside the write lock", tests=(RUNNER_TESTS,)),
+    M("store.writer-unknown-id-silent", STORE,
+      "elif not live_only:\n", "elif False:\n",
+      "set_staleness on an unknown id succeeds silently"),
+    M("store.writer-any-freshness", STORE,
+      "if u.freshness not in FRESHNESS_VALUES:", "if False:",
+      "the writer stores any freshness word"),
+    M("store.sql-live-guard-backfill", SQL,
+      '    + " AND (:source_commit IS NULL OR source_commit IS NULL)"\n', "",
+      "a backfill overwrites a pin someone else set mid-pass", tests=(RUNNER_TESTS,)),
+    M("store.sql-path-not-coalesced", SQL,
+      "source_path = COALESCE(:source_path, source_path)", "source_path = :source_path",
+      "a verdict without a path erases the stored path"),
+    M("store.sql-targets-paging", SQL,
+      "superseded_by IS NULL\n  AND id > :after_id", "superseded_by IS NULL\n  AND id >= :after_id",
+      "keyset paging of targets repeats the last row of each page", tests=(RUNNER_TESTS,)),
+    M("store.sql-targets-retracted", SQL,
+      "WHERE source_commit IS NOT NULL AND retracted_at IS NULL AND",
+      "WHERE source_commit IS NOT NULL AND",
+      "retracted rows are judged"),
+    M("store.sql-backfill-empty-ref", SQL,
+      "AND source_ref != '' AND", "AND",
+      "rows with an empty source_ref are backfill candidates"),
+    # --- store/: the belief and diff rules ---------------------------------------------
+    M("store.sql-current-valid-from", SQL,
+      "f.valid_from <= :now AND", "f.valid_from < :now AND",
+      "a fact valid from exactly now is not believed"),
+    M("store.sql-as-of-valid-to", SQL,
+      "(f.valid_to IS NULL OR f.valid_to > :as_of)", "(f.valid_to IS NULL OR f.valid_to >= :as_of)",
+      "as_of at the exact end of validity still believes the old fact"),
+    M("store.sql-diff-learned-boundary", SQL,
+      "WHERE f.tx_at >= :since", "WHERE f.tx_at > :since",
+      "diff misses a fact learned exactly at since", tests=(VALIDATION,)),
+    M("store.sql-stale-weight-swapped", SQL,
+      "WHEN 'stale'      THEN :stale_weight", "WHEN 'stale'      THEN :unresolved_weight",
+      "stale facts are ranked with the unresolved weight"),
+    M("store.sql-retract-twice", SQL,
+      "WHERE id = :id AND retracted_at IS NULL RETURNING id", "WHERE id = :id RETURNING id",
+      "forgetting a retracted fact moves its retracted_at"),
+    M("store.js-trim-python-strip", TIMEUTIL,
+      "return value.strip(_JS_WHITESPACE)", "return value.strip()",
+      "trimming uses Python's whitespace set, not JavaScript's"),
+    M("store.iso-offset-hours", TIMEUTIL,
+      "if oh > 23 or om > 59:", "if oh > 24 or om > 59:",
+      "a +24:00 offset passes the range check",
+      survives="equivalent: datetime.timezone itself refuses an offset of 24 h or more, "
+      "and that ValueError becomes the same InvalidInput"),
+    M("store.iso-offset-minutes", TIMEUTIL,
+      "if oh > 23 or om > 59:", "if oh > 23 or om > 60:",
+      "a +05:60 offset is read as +06:00", tests=(VALIDATION,)),
+    M("store.iso-millis-padding", TIMEUTIL,
+      '[:3].ljust(3, "0")', '[:3].rjust(3, "0")',
+      "'.5' seconds is read as 5 ms instead of 500 ms"),
+    # --- staleness/: the pass -------------------------------------------------------------
+    M("runner.live-only-off", RUNNER,
+      "live_only=True,  # the guard", "live_only=False,  # the guard",
+      "a row revised between the pre-check and the write still gets the verdict", tests=(RUNNER_TESTS,)),
+    M("runner.precheck-dropped", RUNNER,
+      "if v.fact_id in live:\n", "if True:\n",
+      "the batch is not re-read before writing",
+      survives="defence in depth: the writer's live_only guard re-checks every row inside the "
+      "write lock and reports the same skips, so only the pre-check's early exit is lost"),
+    M("runner.skipped-counted", RUNNER,
+      "verdicts = self._write(store, verdicts)", "self._write(store, verdicts)",
+      "rows skipped mid-pass are counted as checked (and as stale)", tests=(RUNNER_TESTS,)),
+    M("runner.stale-ids-dropped", RUNNER,
+      "report.stale_ids.append(v.fact_id)", "pass",
+      "the report lists no stale ids", tests=(RUNNER_TESTS,)),
+    M("runner.path-only-not-backfilled", RUNNER,
+      "if v.backfilled:\n", "if v.backfilled and not v.path_only:\n",
+      "a path-only backfill is not counted (the reference bin counts it)"),
+    M("runner.cancel-ignored", RUNNER,
+      "if self._cancel.is_set():", "if False:",
+      "cancel does not stop the pass"),
+    M("runner.downgrade-twice", RUNNER,
+      "if old.source_agent == DOWNGRADE_AGENT or not old.is_live:", "if not old.is_live:",
+      "a downgrade pass halves its own rows again"),
+    M("runner.downgrade-no-factor", RUNNER,
+      "confidence=old.confidence * self.factor", "confidence=old.confidence",
+      "downgrade keeps the confidence"),
+    M("runner.downgrade-unresolved", RUNNER,
+      "if v.freshness == STALE:\n                    self._downgrade",
+      "if v.freshness != CURRENT:\n                    self._downgrade",
+      "unresolved facts are downgraded too"),
+    M("runner.path-only-writes-commit", RUNNER,
+      "source_commit=v.commit if v.backfilled and not v.path_only else None",
+      "source_commit=v.commit if v.backfilled else None",
+      "a path-only backfill passes a commit, so the live guard refuses it"),
+    M("runner.work-list-page-stop", RUNNER,
+      "if len(page) < _PAGE:\n                break\n            after = page[-1].id\n        after = 0",
+      "if len(page) <= _PAGE:\n                break\n            after = page[-1].id\n        after = 0",
+      "the work list stops after its first page of targets", tests=(RUNNER_TESTS,)),
+    M("runner.work-list-page-skip", RUNNER,
+      "            after = page[-1].id\n        after = 0",
+      "            after = page[-1].id + 1\n        after = 0",
+      "the work list skips the first row of every later page", tests=(RUNNER_TESTS,)),
+    M("runner.backfill-path-precedence", RUNNER,
+      "return own or pin.path", "return pin.path or own",
+      "source_ref's path wins over the row's own source_path", tests=("tests/staleness/test_backfill_path.py",)),
+    M("runner.ref-path-exact-sha", RUNNER,
+      "if pin.commit.startswith(stored) or stored.startswith(pin.commit):",
+      "if pin.commit == stored:",
+      "an abbreviated pin does not take its path from a full-SHA source_ref"),
+    M("runner.live-ids-backfill-pinned", RUNNER,
+      "if f.is_live and f.source_commit is None:", "if f.is_live:",
+      "the pre-check does not notice a backfill candidate pinned meanwhile",
+      survives="defence in depth: SET_STALENESS_LIVE refuses a commit for a row already "
+      "pinned (store.sql-live-guard-backfill is the mutation that guard kills)"),
+    # --- staleness/: the verdict table and pins --------------------------------------------
+    M("verdicts.head-with-path", VERDICTS,
+      "if f.is_head and f.path is None:", "if f.is_head:",
+      "a pin at HEAD with a missing path is current"),
+    M("verdicts.unchanged-flipped", VERDICTS,
+      "if f.path_at_pin == f.path_at_head:", "if f.path_at_pin != f.path_at_head:",
+      "changed and unchanged paths swap verdicts"),
+    M("verdicts.deleted-unresolved", VERDICTS,
+      'return STALE, f"{shown} was deleted since {sha}"',
+      'return UNRESOLVED, f"{shown} was deleted since {sha}"',
+      "a deleted path is unresolved instead of stale"),
+    M("verdicts.moved-current", VERDICTS,
+      'return STALE, f"HEAD has moved past {sha}"', 'return CURRENT, f"HEAD has moved past {sha}"',
+      "a whole-repo pin behind HEAD is current"),
+    M("verdicts.error-ignored", VERDICTS,
+      "if f.error:\n        return UNRESOLVED, f.error", "if False:\n        return UNRESOLVED, f.error",
+      "a git error is classified as if git had answered"),
+    M("verdicts.shallow-ignored", VERDICTS,
+      "    if f.resolution == \"unknown\" or f.commit is None:\n        if f.shallow:",
+      "    if f.resolution == \"unknown\" or f.commit is None:\n        if False:",
+      "an unknown pin in a shallow clone does not say history is missing"),
+    M("verdicts.choose-any-commit", VERDICTS,
+      'if f.resolution == "commit" and (f.is_head or f.is_ancestor) and not f.error:',
+      'if f.resolution == "commit" and not f.error:',
+      "with several repos, one where the pin is on another branch wins"),
+    M("verdicts.rank-swapped", VERDICTS,
+      '"ambiguous": 1, "not_commit": 2', '"ambiguous": 2, "not_commit": 1',
+      "not-a-commit is preferred over ambiguous", tests=("tests/staleness/test_verdicts.py",)),
+    M("verdicts.many-reason", VERDICTS,
+      'if len(candidates) > 1 and chosen.resolution == "unknown":',
+      'if len(candidates) > 2 and chosen.resolution == "unknown":',
+      "with two repos the reason does not say no repo knew the pin"),
+    M("pins.hex-run-six", PINS,
+      "[{_HEX}]{{7,40}}(?![{_HEX}])\")", "[{_HEX}]{{6,40}}(?![{_HEX}])\")",
+      "a 6-digit hex run is taken as a pin"),
+    M("pins.two-shas-pick-one", PINS,
+      "if len(runs) != 1:", "if len(runs) < 1:",
+      "a ref naming two different SHAs is pinned to one of them"),
+    M("pins.mixed-or", PINS,
+      "any(c.isdigit() for c in run) and any(", "any(c.isdigit() for c in run) or any(",
+      "an all-digit run (a date, an issue number) is a pin"),
+    M("pins.dot-allowed", PINS,
+      'if "/" in source_ref or "." in source_ref:', 'if "/" in source_ref:',
+      "a file name with a hex run is a whole-repo pin"),
+    M("pins.climb-out-ignored", PINS,
+      'if not parts:\n                return ""', "if not parts:\n                continue",
+      "'../x' is read as 'x' instead of a path outside the repo"),
+    M("pins.line-suffix-kept", PINS,
+      'normalize_path(_LINE_SUFFIX.sub("", m.group(2) or ""))',
+      'normalize_path(m.group(2) or "")',
+      "a #L10 anchor stays in the parsed path"),
+    M("git.ancestors-ignored", GIT,
+      "is_ancestor = is_head or cid in self.ancestors", "is_ancestor = is_head",
+      "every pin behind HEAD is on 'another branch'"),
+    M("git.folder-flag", GIT,
+      "folder = bool((e_pin and e_pin[1]) or (e_head and e_head[1]))", "folder = False",
+      "a folder pin is shown without its trailing /"),
+    M("git.drift-any-parent", GIT,
+      "elif all(self.entry(p, norm) != mine for p in parents):",
+      "elif any(self.entry(p, norm) != mine for p in parents):",
+      "a merge counts as touching the path when one side did"),
+    M("git.patch-prefix", GIT,
+      'n == path or n.startswith(path + "/")', "n.startswith(path)",
+      "the diff of src/a also shows src/ab.py", tests=("tests/staleness/test_git.py",)),
+    # --- tui/render.py -----------------------------------------------------------------
+    M("render.bidi-isolates", RENDER,
+      "\\u2066-\\u2069", "",
+      "bidi isolates (U+2066-2069) reach the terminal", tests=("tests/tui/test_render_clean.py",)),
+    M("render.bidi-embeddings", RENDER,
+      "\\u202a-\\u202e", "",
+      "bidi embeddings and overrides reach the terminal"),
+    M("render.marks", RENDER,
+      "\\u200e\\u200f\\u061c", "",
+      "LRM, RLM and ALM reach the terminal"),
+    M("render.c1-controls", RENDER,
+      "\\x7f-\\x9f", "\\x7f",
+      "C1 controls (e.g. CSI U+009B) reach the terminal"),
+    M("render.truncate-length", RENDER,
+      'text[: max_len - 1] + "…"', 'text[:max_len] + "…"',
+      "a truncated cell is one character too long"),
+    M("render.truncate-boundary", RENDER,
+      "if max_len is not None and len(text) > max_len:",
+      "if max_len is not None and len(text) >= max_len:",
+      "a value that exactly fits is truncated"),
+    M("render.single-line", RENDER,
+      '_WS_RUN.sub(" ", text) if single_line else', "text if single_line else",
+      "a single-line cell shows newlines as control pictures"),
+    M("render.age-boundary", RENDER,
+      "if seconds >= size:", "if seconds > size:",
+      "exactly one day ago reads as 24 hours ago"),
+    M("render.believed-valid-to", RENDER,
+      "(valid_to is None or valid_to > as_of)", "(valid_to is None or valid_to >= as_of)",
+      "a row is still believed at the instant its validity ends"),
+    # --- issue #13 rows outside the three packages ------------------------------------------
+    M("app.demo-opens-default", "memharness_tui/tui/app.py",
+      "db_path = str(db)\n", "db_path = db_path\n",
+      "--demo builds the demo store but opens the default one",
+      tests=("tests/tui/test_parts.py::test_run_app_demo_opens_the_demo_db",)),
+    M("cli.db-before-subcommand-reset", "memharness_tui/cli.py",
+      '"--db", metavar="PATH", default=argparse.SUPPRESS,',
+      '"--db", metavar="PATH", default=None,',
+      "a --db before the subcommand is reset, so the write goes to the default store",
+      tests=("tests/test_cli.py::test_db_before_the_subcommand_is_honoured",)),
+]
+
+
+# --- running --------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    mutation: Mutation
+    status: str  # killed / survived / timeout / error
+    seconds: float
+    detail: str = ""
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    skip = {".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache",
+            "node_modules", "build", "dist"}
+    return {n for n in names if n in skip or n.endswith(".egg-info")}
+
+
+def make_copy(dest: Path, tests_ref: str | None) -> None:
+    """The project (code, tests, config) in ``dest``; ``tests/`` from ``tests_ref`` if given."""
+    for name in ("memharness_tui", "tests"):
+        shutil.copytree(ROOT / name, dest / name, ignore=_ignore)
+    for name in ("pyproject.toml", "conftest.py", "pytest.ini", "setup.cfg"):
+        if (ROOT / name).exists():
+            shutil.copy2(ROOT / name, dest / name)
+    if tests_ref:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "--format=tar", tests_ref, "tests"],
+            check=True, capture_output=True,
+        ).stdout
+        shutil.rmtree(dest / "tests")
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(dest, filter="data")
+
+
+def _env(copy: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(copy) + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # same-size edits within a second must not reuse a .pyc
+    # the copy is not beside ../shared/fixtures: point the tests at the checkout's fixtures
+    env.setdefault("MEMHARNESS_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
+    return env
+
+
+def _expand(copy: Path, selection: Sequence[str]) -> list[str]:
+    """Folders as their test files (slow ones last), once each; entries missing here dropped."""
+    out: list[str] = []
+    for entry in selection:
+        path = copy / entry.split("::")[0]
+        if path.is_dir():
+            out += [f.relative_to(copy).as_posix() for f in sorted(path.rglob("test_*.py"))]
+        elif path.exists():
+            out.append(entry)
+    unique = list(dict.fromkeys(out))
+    return sorted(unique, key=lambda t: t in SLOW)
+
+
+def run_tests(copy: Path, selection: Sequence[str], timeout: float) -> tuple[str, str]:
+    """('passed' | 'failed' | 'timeout' | 'error', detail) for one pytest run in the copy."""
+    present = _expand(copy, selection)
+    if not present:
+        return "passed", "no tests selected (none exist here)"
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *present]
+    try:
+        proc = subprocess.run(cmd, cwd=copy, env=_env(copy), capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", f"no result within {timeout:.0f} s"
+    out = proc.stdout + proc.stderr
+    failed = [ln for ln in out.splitlines() if ln.startswith(("FAILED ", "ERROR "))]
+    if proc.returncode == 0:
+        return "passed", ""
+    if proc.returncode in (1, 2):  # failures, or an import / collection error
+        return "failed", failed[0] if failed else out.strip().splitlines()[-1]
+    return "error", f"pytest exit {proc.returncode}: " + " | ".join(out.strip().splitlines()[-3:])
+
+
+def apply_one(copy: Path, m: Mutation, timeout: float) -> Outcome:
+    path = copy / m.file
+    original = path.read_text(encoding="utf-8")
+    count = original.count(m.original)
+    if count != 1:
+        return Outcome(m, "error", 0.0, f"snippet found {count} times in {m.file} (update the list)")
+    started = time.perf_counter()
+    try:
+        path.write_text(original.replace(m.original, m.replacement), encoding="utf-8")
+        for sel in m.selections:
+            result, detail = run_tests(copy, sel, timeout)
+            if result != "passed":
+                break
+    finally:
+        path.write_text(original, encoding="utf-8")
+    status = {"passed": "survived", "failed": "killed", "timeout": "killed"}.get(result, "error")
+    if result == "timeout":
+        detail = "timeout: " + detail
+    return Outcome(m, status, time.perf_counter() - started, detail)
+
+
+def check_snippets(mutations: Sequence[Mutation]) -> list[str]:
+    problems = []
+    for m in mutations:
+        n = (ROOT / m.file).read_text(encoding="utf-8").count(m.original)
+        if n != 1:
+            problems.append(f"{m.id}: snippet found {n} times in {m.file}")
+    return problems
+
+
+def select(args: argparse.Namespace) -> list[Mutation]:
+    chosen = MUTATIONS
+    if args.package:
+        chosen = [m for m in chosen if m.package in args.package]
+    if args.only:
+        chosen = [m for m in chosen if any(fnmatch.fnmatchcase(m.id, p) for p in args.only)]
+    return chosen
+
+
+def summarize(outcomes: Sequence[Outcome]) -> int:
+    print()
+    packages = sorted({o.mutation.package for o in outcomes}, key=list(PACKAGE_TESTS).index)
+    for pkg in packages:
+        mine = [o for o in outcomes if o.mutation.package == pkg]
+        killed = sum(o.status == "killed" for o in mine)
+        print(f"{pkg:10} killed {killed}/{len(mine)}  score {100 * killed / len(mine):.0f}%")
+    bad = 0
+    for o in outcomes:
+        if o.status == "survived":
+            reason = o.mutation.survives
+            if reason:
+                print(f"  survived (expected) {o.mutation.id}: {reason}")
+            else:
+                bad += 1
+                print(f"  SURVIVED {o.mutation.id}: {o.mutation.why}")
+        elif o.status == "error":
+            bad += 1
+            print(f"  ERROR {o.mutation.id}: {o.detail}")
+        elif o.mutation.survives:
+            print(f"  note: {o.mutation.id} is marked 'survives' but was killed; drop the reason")
+    killed = sum(o.status == "killed" for o in outcomes)
+    print(f"total      killed {killed}/{len(outcomes)}  score {100 * killed / max(1, len(outcomes)):.0f}%")
+    return 1 if bad else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", nargs="+", metavar="ID", help="mutation ids (shell globs allowed)")
+    p.add_argument("--package", nargs="+", choices=list(PACKAGE_TESTS), help="only these packages")
+    p.add_argument("--list", action="store_true", help="list the mutations and check the snippets")
+    p.add_argument("--show", metavar="ID", help="print one mutation's snippet and replacement")
+    p.add_argument("--tests-ref", metavar="REF", help="run against tests/ as of this git ref")
+    p.add_argument("--timeout", type=float, default=600, help="seconds per mutation (default 600)")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="skip the unmutated run that proves the selected tests pass first")
+    args = p.parse_args(argv)
+
+    if args.show:
+        m = next((m for m in MUTATIONS if m.id == args.show), None)
+        if m is None:
+            p.error(f"no mutation {args.show!r}")
+        print(f"{m.id} ({m.file}): {m.why}\n--- original\n{m.original}\n+++ mutated\n{m.replacement}")
+        print("tests: " + " then ".join(" ".join(sel) for sel in m.selections))
+        return 0
+    chosen = select(args)
+    if not chosen:
+        p.error("no mutation matches")
+    if args.list:
+        for m in chosen:
+            flag = "  (expected to survive)" if m.survives else ""
+            print(f"{m.id:38} {m.package:10} {m.why}{flag}")
+        problems = check_snippets(chosen)
+        for line in problems:
+            print("STALE " + line)
+        return 1 if problems else 0
+
+    def _stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # a kill (SIGTERM) cleans up like Ctrl+C
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started in background
+    with tempfile.TemporaryDirectory(prefix="memharness-mutate-") as tmp:
+        copy = Path(tmp)
+        make_copy(copy, args.tests_ref)
+        if not args.no_baseline:
+            for sel in sorted({sel for m in chosen for sel in m.selections}):
+                result, detail = run_tests(copy, sel, args.timeout)
+                if result != "passed":
+                    print(f"baseline failed for {' '.join(sel)}: {detail}", file=sys.stderr)
+                    return 2
+        outcomes = []
+        try:
+            for i, m in enumerate(chosen, 1):
+                o = apply_one(copy, m, args.timeout)
+                outcomes.append(o)
+                print(f"[{i:2}/{len(chosen)}] {o.status.upper():8} {m.id:38} {o.seconds:5.1f}s  "
+                      f"{o.detail}", flush=True)
+        except KeyboardInterrupt:
+            print("\ninterrupted: the checkout was never modified; partial results below")
+        return summarize(outcomes) if outcomes else 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
