@@ -177,8 +177,15 @@ def test_run_app_demo_opens_the_demo_db(monkeypatch: pytest.MonkeyPatch, tmp_pat
     opened: dict[str, object] = {}
 
     def fake_run(self):  # noqa: ANN001 - the App.run signature
-        # open the store the way the app does (on its DB thread) and note which file it is
-        opened["info"] = asyncio.run(self.gateway.open())
+        # open the store the way the app does (its service, on its DB thread) and note which
+        # file it is
+        async def open_and_close():
+            try:
+                return (await self.service.open())[0]
+            finally:
+                self.gateway.close()
+
+        opened["info"] = asyncio.run(open_and_close())
         opened["repos"] = self.staleness_options.repos
         return 0
 
