@@ -39,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 STORE = "memharness_tui/store/store.py"
+CHECKS = "memharness_tui/store/validation.py"
 SQL = "memharness_tui/store/sql.py"
 TIMEUTIL = "memharness_tui/store/timeutil.py"
 RUNNER = "memharness_tui/staleness/runner.py"
@@ -126,28 +127,28 @@ MUTATIONS: list[Mutation] = [
       "newest is not None and newest > clock_now", "newest is not None and newest < clock_now",
       "a writer whose clock runs ahead no longer moves 'now'"),
     # --- store/: validation ------------------------------------------------------------
-    M("store.confidence-upper-open", STORE,
+    M("store.confidence-upper-open", CHECKS,
       "or value > 1\n", "or value >= 1\n",
       "confidence 1.0 is refused"),
-    M("store.confidence-lower-open", STORE,
+    M("store.confidence-lower-open", CHECKS,
       "or value < 0\n", "or value <= 0\n",
       "confidence 0.0 is refused"),
-    M("store.importance-upper-open", STORE,
+    M("store.importance-upper-open", CHECKS,
       "not 1 <= value <= 10", "not 1 <= value < 10",
       "importance 10 is refused"),
-    M("store.positive-int-zero", STORE,
-      "not 1 <= value <= _INT64_MAX", "not 0 <= value <= _INT64_MAX",
+    M("store.positive-int-zero", CHECKS,
+      "not 1 <= whole <= _INT64_MAX", "not 0 <= whole <= _INT64_MAX",
       "limit 0 is accepted"),
     M("store.readonly-ignored", STORE,
-      "if self.readonly:\n            raise ReadOnlyError",
-      "if False:\n            raise ReadOnlyError",
+      "if self.readonly:\n            shown = show_path(self.path)",
+      "if False:\n            shown = show_path(self.path)",
       "a read-only store writes"),
     M("store.forget-empty-ref", STORE,
       'if ref == "":', "if False:",
       "forget with a blank source_ref retracts every row with an empty ref"),
     M("store.revise-superseded-allowed", STORE,
-      "if old.superseded_by is not None:\n                later",
-      "if False:\n                later",
+      "if old.superseded_by is not None:\n            later",
+      "if False:\n            later",
       "revising an already superseded fact forks the chain"),
     M("store.revise-future-valid-from", STORE,
       "if vf > tx_at:", "if False:",
@@ -235,11 +236,17 @@ MUTATIONS: list[Mutation] = [
       "if self._cancel.is_set():", "if False:",
       "cancel does not stop the pass"),
     M("runner.downgrade-twice", RUNNER,
-      "if old.source_agent == DOWNGRADE_AGENT or not old.is_live:", "if not old.is_live:",
+      "if old.source_agent in DOWNGRADE_AGENTS or not old.is_live:", "if not old.is_live:",
       "a downgrade pass halves its own rows again"),
     M("runner.downgrade-no-factor", RUNNER,
-      "confidence=old.confidence * self.factor", "confidence=old.confidence",
-      "downgrade keeps the confidence"),
+      "                self.factor,\n", "                1.0,\n",
+      "a downgrade pass keeps the confidence (it does not hand its factor to the store)",
+      tests=(RUNNER_TESTS,)),
+    M("store.downgrade-no-factor", STORE,
+      "confidence=check_confidence(cur.confidence * factor)",
+      "confidence=check_confidence(cur.confidence)",
+      "Store.downgrade keeps the confidence",
+      tests=("tests/store/test_downgrade_and_bounds.py",)),
     M("runner.downgrade-unresolved", RUNNER,
       "if v.freshness == STALE:\n                    self._downgrade",
       "if v.freshness != CURRENT:\n                    self._downgrade",
@@ -393,8 +400,9 @@ def _ignore(folder: str, names: list[str]) -> set[str]:
 
 def make_copy(dest: Path, tests_ref: str | None) -> None:
     """The project (code, tests, config) in ``dest``; ``tests/`` from ``tests_ref`` if given."""
-    for name in ("memharness_tui", "tests"):
-        shutil.copytree(ROOT / name, dest / name, ignore=_ignore)
+    for name in ("memharness_tui", "tests", "themes"):  # themes/: the shipped theme files
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, dest / name, ignore=_ignore)
     for name in ("pyproject.toml", "conftest.py", "pytest.ini", "setup.cfg"):
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dest / name)
