@@ -68,7 +68,10 @@ class MemharnessApp(App[int]):
     and ``service`` (the typed store API on the DB thread).
     """
 
-    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute, so subclasses elsewhere work
+    # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
+    # subclasses elsewhere work); no widget carries DEFAULT_CSS.
+    CSS_PATH = [Path(__file__).with_name(name) for name in
+                ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss")]
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
     BINDINGS = [

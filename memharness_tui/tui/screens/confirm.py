@@ -21,19 +21,6 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("escape,n", "answer(False)", "Cancel", id="confirm.cancel"),
         Binding("y", "answer(True)", "Confirm", id="confirm.yes"),
     ]
-    DEFAULT_CSS = """
-    ConfirmScreen { align: center middle; }
-    #confirm-box {
-        width: 68; max-width: 95%; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 1 2;
-    }
-    #confirm-box.danger { border: thick $error; }
-    #confirm-title { height: auto; text-style: bold; color: $primary; }
-    #confirm-box.danger #confirm-title { color: $error; }
-    #confirm-detail { height: auto; max-height: 12; margin-top: 1; }
-    #confirm-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    #confirm-buttons Button { margin-left: 1; }
-    """
 
     def __init__(self, title: str, detail: str = "", *, confirm: str = "Confirm",
                  danger: bool = False) -> None:
@@ -44,7 +31,8 @@ class ConfirmScreen(ModalScreen[bool]):
         self.danger = danger
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box", classes="danger" if self.danger else ""):
+        with Vertical(id="confirm-box",
+                      classes="modal-box danger" if self.danger else "modal-box"):
             yield Static(Text(clean(self.title_text)), id="confirm-title")
             if self.detail:
                 with VerticalScroll(id="confirm-detail"):

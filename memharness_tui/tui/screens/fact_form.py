@@ -52,29 +52,6 @@ class FactFormScreen(ModalScreen[int | None]):
         Binding("ctrl+s", "submit", "Save", id="form.save"),
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
     ]
-    DEFAULT_CSS = """
-    FactFormScreen { align: center middle; }
-    #form-box {
-        width: 88; max-width: 98%; height: auto; max-height: 96%;
-        border: thick $primary; background: $surface; padding: 0 1;
-    }
-    #form-title { height: auto; text-style: bold; color: $primary; }
-    #form-context { height: auto; max-height: 4; color: $foreground-muted; }
-    #form-fields { height: auto; max-height: 30; }
-    .form-row { height: auto; margin-top: 1; }
-    #form-box.short .form-row { margin-top: 0; }
-    #form-box.short #form-help { display: none; }
-    .form-label { width: 14; padding-right: 1; text-style: bold; }
-    .form-row Input, .form-row Select { width: 1fr; }
-    #form-fact { height: 4; width: 1fr; background: $boost; }
-    .form-row Input { background: $boost; }
-    .form-error { height: auto; color: $error; text-style: bold; padding-left: 14; }
-    .form-error.-empty { display: none; }
-    #form-general { padding-left: 0; }
-    #form-buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    #form-buttons Button { margin-left: 1; }
-    #form-help { height: 1; color: $foreground-muted; }
-    """
 
     TITLE_TEXT = "Fact"
 
@@ -96,7 +73,7 @@ class FactFormScreen(ModalScreen[int | None]):
         raise NotImplementedError
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="form-box"):
+        with Vertical(id="form-box", classes="modal-box"):
             yield Static(Text(self.TITLE_TEXT), id="form-title")
             ctx = self.context()
             if ctx is not None:

@@ -44,18 +44,6 @@ class ReposScreen(ModalScreen[list[str] | None]):
         Binding("escape", "close", "Done", id="repos.close"),
         Binding("delete,x", "remove", "Remove", id="repos.remove"),
     ]
-    DEFAULT_CSS = """
-    ReposScreen { align: center middle; }
-    #repos-box {
-        width: 84; max-width: 98%; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 0 1;
-    }
-    #repos-title { height: 1; text-style: bold; color: $primary; }
-    #repo-list { height: auto; max-height: 12; min-height: 3; margin-top: 1; }
-    #repo-add { margin-top: 1; }
-    #repo-error { height: auto; color: $error; text-style: bold; }
-    #repos-help { height: auto; color: $foreground-muted; }
-    """
 
     def __init__(self, repos: list[str]) -> None:
         super().__init__()
@@ -63,7 +51,7 @@ class ReposScreen(ModalScreen[list[str] | None]):
         self.changed = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="repos-box"):
+        with Vertical(id="repos-box", classes="modal-box"):
             yield Static("Repos to check", id="repos-title")
             yield OptionList(id="repo-list")
             yield Input(placeholder="add a repo: a path (Enter)", id="repo-add", compact=True)

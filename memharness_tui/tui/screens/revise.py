@@ -81,21 +81,6 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         Binding("escape", "close", "Close", id="revise.close",
                 tooltip="Close without changing anything"),
     ]
-    DEFAULT_CSS = """
-    ReviseScreen { align: center middle; }
-    #revise-box {
-        width: 100%; height: 1fr; max-width: 140;
-        border: thick $primary; background: $surface; padding: 0 1;
-    }
-    #revise-title { height: 1; }
-    #revise-fact { height: auto; max-height: 5; margin-top: 1; }
-    #revise-pin { height: auto; margin-top: 1; }
-    #revise-diff {
-        height: 1fr; min-height: 4; margin-top: 1;
-        border: round $primary 50%; border-title-color: $primary;
-    }
-    #revise-diff:focus { border: round $primary; }
-    """
 
     def __init__(self, fact: Any, repos: list[str], *, factor: float = DEFAULT_FACTOR) -> None:
         super().__init__()
@@ -113,7 +98,7 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         return cast("MemharnessApp", self.app)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="revise-box"):
+        with Vertical(id="revise-box", classes="modal-box"):
             yield Static(id="revise-title")
             yield Static(id="revise-fact")
             yield Static(id="revise-pin")

@@ -70,7 +70,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         Binding("i", "open_detail", "Detail", show=False, id="staleness.detail",
                 tooltip="Open the highlighted fact's detail and chain"),
     ]
-    DEFAULT_CSS = "StalenessDashboard { height: 1fr; }"
 
     as_of: reactive[str | None] = reactive(None, init=False)
     store_revision: reactive[int] = reactive(0, init=False)

@@ -48,7 +48,6 @@ class InfoLine(Widget):
     """A one-line status whose updates repaint only itself (``Static.update`` re-lays-out the
     whole screen, which costs a full repaint of the results table on every keystroke)."""
 
-    DEFAULT_CSS = "InfoLine { height: 1; }"
 
     text: reactive[Text] = reactive(Text(""), layout=False, always_update=True)
 

@@ -49,29 +49,6 @@ class ResultsTable(ScrollView, can_focus=True):
         Binding("enter", "select", "Open", show=False),
     ]
     COMPONENT_CLASSES = {"results--header", "results--cursor", "results--even"}
-    DEFAULT_CSS = """
-    ResultsTable {
-        background: $surface;
-        color: $foreground;
-        height: 1fr;
-        & > .results--header { text-style: bold; background: $panel; color: $foreground; }
-        & > .results--even { background: $surface-lighten-1 50%; }
-        &:dark > .results--even { background: $surface-darken-1 40%; }
-        & > .results--cursor {
-            background: $block-cursor-blurred-background;
-            color: $block-cursor-blurred-foreground;
-            text-style: $block-cursor-blurred-text-style;
-        }
-        &:focus {
-            background-tint: $foreground 5%;
-            & > .results--cursor {
-                background: $block-cursor-background;
-                color: $block-cursor-foreground;
-                text-style: $block-cursor-text-style;
-            }
-        }
-    }
-    """
 
     cursor_row: reactive[int] = reactive(0, always_update=True)
 

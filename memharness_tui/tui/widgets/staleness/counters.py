@@ -17,14 +17,6 @@ if TYPE_CHECKING:
 
 
 class PassCounters(Vertical):
-    DEFAULT_CSS = """
-    PassCounters { height: auto; }
-    #dash-counters { height: 1; padding: 0 1; }
-    #dash-progress-row { height: 1; padding: 0 1; }
-    #dash-progress { width: 3fr; }
-    #dash-progress Bar { width: 1fr; }
-    #dash-rate { width: 2fr; padding-left: 2; color: $foreground-muted; }
-    """
 
     def compose(self) -> ComposeResult:
         yield Static(id="dash-counters")

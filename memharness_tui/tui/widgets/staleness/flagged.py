@@ -57,13 +57,6 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
                 tooltip="Filter by subject (type; Enter or Esc back to the table)"),
         Binding("escape", "leave_filter", "To table", show=False, id="staleness.leave_filter"),
     ]
-    DEFAULT_CSS = """
-    FlaggedPanel { height: 1fr; }
-    #dash-filters { height: 1; padding: 0 1; }
-    #dash-filters-label { width: auto; padding: 0; height: 1; }
-    #flagged-filter { width: 1fr; margin-left: 1; }
-    #flagged-table { height: 1fr; }
-    """
 
     repos: reactive[tuple[str, ...]] = reactive((), init=False)
     as_of: reactive[str | None] = reactive(None, init=False)

@@ -12,7 +12,6 @@ from memharness_tui.tui.render import safe, theme_color
 
 
 class RepoBar(Static):
-    DEFAULT_CSS = "RepoBar { height: 1; padding: 0 1; }"
 
     repos: reactive[tuple[str, ...]] = reactive((), init=False)
     check_only: reactive[bool] = reactive(False, init=False)

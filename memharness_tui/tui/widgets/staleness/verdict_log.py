@@ -21,13 +21,6 @@ _FALLBACK = {"success": "green", "error": "red", "warning": "yellow"}
 
 
 class VerdictLog(RichLog):
-    DEFAULT_CSS = """
-    VerdictLog {
-        height: 30%; min-height: 4; max-height: 14;
-        border-top: solid $primary 40%; padding: 0 1;
-        background: $surface;
-    }
-    """
 
     def __init__(self, short: Callable[[str], str], *, id: str | None = None) -> None:
         super().__init__(id=id, max_lines=LOG_LINES, wrap=False, markup=False, auto_scroll=True)
