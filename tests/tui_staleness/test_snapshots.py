@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable
+
+from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 
 from .conftest import Env, Stepper, drift_settled, ready, settle
 
@@ -67,7 +68,7 @@ def test_revise_modal_with_diff(snap_compare: Any, seeded: Env) -> None:
         Stepper(dash).run()
         await settle(pilot)
         await drift_settled(pilot, dash)
-        table = dash.query_one("#flagged-table", DataTable)
+        table = dash.query_one("#flagged-table", FlaggedTable)
         table.move_cursor(row=0, animate=False)
         await pilot.press("enter")
         await settle(pilot)

@@ -13,11 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from memharness_tui.staleness.analysis import Triager
     from memharness_tui.staleness.git import Drift, GitChecker
+    from memharness_tui.staleness.triage import Triage
 
 T = TypeVar("T")
 
-__all__ = ["GitView", "Judged", "RevisePicture", "judge", "judge_facts", "revise_picture"]
+__all__ = ["GitView", "Judged", "RevisePicture", "RowAnalysis", "judge", "judge_facts",
+           "open_triager", "revise_picture"]
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,37 @@ class GitView:
     def head_of(self, repo: str) -> str | None:
         ch = self._checker(repo)
         return ch.head if ch is not None else None
+
+
+def open_triager(repos: Sequence[str]) -> Triager:
+    """A :class:`~memharness_tui.staleness.analysis.Triager` for ``repos``, for the calling
+    thread only (it holds libgit2 objects: one per thread)."""
+    from memharness_tui.staleness.analysis import Triager
+
+    return Triager(list(repos))
+
+
+@dataclass(frozen=True)
+class RowAnalysis:
+    """One flagged row's git questions, asked in a worker thread: drift and/or triage."""
+
+    fact_id: int
+    text: str
+    commit: str | None
+    path: str | None
+    repo: str | None
+    want_drift: bool
+    want_triage: bool
+
+    def triage(self, triager: Triager) -> Triage:
+        """Does the change since the pin touch what the fact says? (never raises)"""
+        from memharness_tui.staleness.git import RepoError
+        from memharness_tui.staleness.triage import UNKNOWN, Triage
+
+        try:
+            return triager.analyse(self.text, self.commit, self.path)
+        except (RepoError, ValueError, KeyError, OSError) as exc:
+            return Triage(UNKNOWN, f"git could not say: {' '.join(str(exc).split())}")
 
 
 async def judge(repos: Sequence[str], commit: str | None, path: str | None) -> Judged | None:

@@ -140,10 +140,12 @@ class StoreService:
         return await self._gw.call(lambda s: s.list_facts(
             subject, include_history=include_history, as_of=as_of, offset=offset, limit=limit))
 
-    async def flagged(self, verdict: str | None = None, limit: int = 2000) -> FlaggedPage:
+    async def flagged(self, verdict: str | None = None,
+                      limit: int | None = None) -> FlaggedPage:
+        """Flagged facts by id: all of them (``limit`` None), or the first ``limit``."""
         def read(s: Any) -> FlaggedPage:
             rows = s.flagged(freshness=verdict, limit=limit)
-            if len(rows) < limit:
+            if limit is None or len(rows) < limit:
                 return FlaggedPage(rows, len(rows))
             c = s.counts()  # more than we load: say how many there are
             n = {"stale": c.stale, "unresolved": c.unresolved}.get(verdict or "",

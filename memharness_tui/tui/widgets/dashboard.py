@@ -12,13 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import DataTable
 
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.repos import display_path
 from memharness_tui.tui.state import StalenessOptions
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.widgets.results_table import ResultsTable
 from memharness_tui.tui.widgets.staleness.controller import (
     PassController,
     PassFailed,
@@ -58,7 +58,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                 tooltip="Repos a pass checks for this database: add or remove (remembered)"),
         Binding("e", "revise", "Revise", id="staleness.revise",
                 tooltip="Revise the highlighted fact (also Enter): pin, diff, four fixes"),
-        Binding("space", "mark", "Mark", id="staleness.mark",
+        Binding("space,m", "mark", "Mark", id="staleness.mark",
                 tooltip="Mark / unmark the highlighted fact for bulk triage"),
         Binding("y", "bulk_still_true", "Still true", show=False, id="staleness.still_true",
                 tooltip="Still true at HEAD: re-pin the marked (or highlighted) facts"),
@@ -337,7 +337,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
         confirm_bulk(self.mapp, kind, facts, list(self.repos), self.options.factor, done)
 
-    @on(DataTable.RowSelected, "#flagged-table")
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(ResultsTable.RowSelected, "#flagged-table")
+    def _selected(self, event: ResultsTable.RowSelected) -> None:
         event.stop()
         self.action_revise()
