@@ -153,16 +153,18 @@ async def judge_facts(repos: Sequence[str], facts: Iterable[Any]) -> dict[int, J
 
 @dataclass(frozen=True)
 class RevisePicture:
-    """What the revise screen shows about a pin: its verdict now, drift, and the diff."""
+    """What the revise screen shows about a pin: its verdict now, drift, the diff, and the
+    triage (does the change touch what the fact says; matching hunks first)."""
 
     judged: Judged | None
     drift: Drift | None
     diff: str | None
     errors: list[str]
+    triage: Triage | None = None
 
 
-async def revise_picture(repos: Sequence[str], commit: str | None,
-                         path: str | None) -> RevisePicture:
+async def revise_picture(repos: Sequence[str], commit: str | None, path: str | None,
+                         text: str = "") -> RevisePicture:
     def gather() -> RevisePicture:
         view = GitView(repos)
         if not view or not commit:
@@ -170,7 +172,11 @@ async def revise_picture(repos: Sequence[str], commit: str | None,
         judged = view.judge(commit, path)
         if judged is None or not judged.resolved:
             return RevisePicture(judged, None, None, view.errors)
+        result = None
+        if text and path:
+            result = RowAnalysis(0, text, commit, path, judged.repo, False, True).triage(
+                open_triager(repos))
         return RevisePicture(judged, view.drift(commit, path, judged.repo),
-                             view.diff(commit, path, judged.repo), view.errors)
+                             view.diff(commit, path, judged.repo), view.errors, result)
 
     return await asyncio.to_thread(gather)

@@ -18,10 +18,17 @@ def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str]
     n = len(facts)
     ids = " ".join(f"#{f.id}" for f in facts[:20]) + (" …" if n > 20 else "")
     plural = "s" if n != 1 else ""
-    if kind == "still_true":
+    if kind == "elsewhere":
+        title = (f"Still true at HEAD: {n} fact{plural} whose file changed only elsewhere?")
+        detail = (_listing(facts) + "\n\nThe diff from each pin to HEAD changed its file, but "
+                  "no changed line mentions anything the fact says. Each is revised with the "
+                  "same text, pinned at HEAD, and recorded as current (by you, as a revision).")
+        label = "Re-verify all"
+    elif kind == "still_true":
         title = f"Still true at HEAD: {n} fact{plural}?"
-        detail = (f"{ids}\n\nEach is revised with the same text, pinned at HEAD (same path), "
-                  "and recorded as current. Facts whose path is gone at HEAD are skipped.")
+        detail = (f"{ids}\n\nEach is revised with the same text, pinned at HEAD (same path, or "
+                  "the new path when git finds the file moved), and recorded as current. "
+                  "Facts not true at HEAD are skipped.")
         label = "Still true"
     else:
         title = f"Downgrade {n} fact{plural}?"
@@ -33,7 +40,7 @@ def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str]
         if not ok:
             return
         try:
-            if kind == "still_true":
+            if kind in ("still_true", "elsewhere"):
                 result = await app.service.still_true(list(facts), list(repos))
                 verb = "Re-verified at HEAD:"
             else:
@@ -45,3 +52,15 @@ def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str]
         done(verb, result)
 
     app.push_screen(ConfirmScreen(title, detail, confirm=label), answered)
+
+
+def _listing(facts: Sequence[Any], limit: int = 500) -> str:
+    """One line per fact: ``#12  text  (path)`` (the confirmation cleans the text)."""
+    lines = []
+    for f in facts[:limit]:
+        text = " ".join(str(f.fact).split())
+        text = text if len(text) <= 70 else text[:69] + "…"
+        lines.append(f"#{f.id}  {text}" + (f"  ({f.source_path})" if f.source_path else ""))
+    if len(facts) > limit:
+        lines.append(f"… and {len(facts) - limit} more")
+    return "\n".join(lines)
