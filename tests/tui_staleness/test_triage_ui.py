@@ -251,6 +251,7 @@ async def test_every_flagged_fact_is_in_the_table_and_mark_all_counts_them(many:
         await drift_settled(pilot, dash)
         last = dash.panel.shown[-1]
         assert dash.panel.current_fact() is last
+        assert dash.panel.visible_ids()[-1] == last.id  # on screen, not under a scrollbar
         assert table.get_cell(str(last.id), "triage").plain == "elsewhere"  # computed lazily
         assert not dash.panel.rows[dash.panel.shown[175].id].triage_done  # never on screen
         await pilot.press("m")  # m marks (as Space does)
