@@ -66,7 +66,7 @@ def pct(values: list[float], p: float) -> float:
 
 async def _wait_for(pane, query: str, timeout: float = 10.0) -> None:
     end = time.perf_counter() + timeout
-    while pane.shown_params is None or pane.shown_params.query != query:
+    while getattr(pane.app, "shown_query", None) != query:
         if time.perf_counter() > end:
             raise TimeoutError(f"no results painted for {query!r}")
         await asyncio.sleep(0.0005)
@@ -81,6 +81,10 @@ def _bench_app_class():
 
     class BenchApp(MemharnessApp):
         last_paint = 0.0
+        shown_query: str | None = None
+
+        def on_recall_pane_shown(self, message) -> None:  # the pane says what it shows
+            self.shown_query = message.params.query
 
         def _display(self, screen, renderable) -> None:  # type: ignore[override]
             super()._display(screen, renderable)
@@ -136,10 +140,9 @@ async def run_queries(db: Path, queries: list[str]) -> dict[str, object]:
 
 
 async def _start_child(db: Path) -> None:
-    from memharness_tui.tui.app import MemharnessApp
     from memharness_tui.tui.widgets.recall import RecallPane
 
-    app = MemharnessApp(str(db), search_debounce=0, cursor_blink=False)
+    app = _bench_app_class()(str(db), search_debounce=0, cursor_blink=False)
     async with app.run_test(size=(160, 48)) as pilot:
         while not app.screen.query(RecallPane):
             await asyncio.sleep(0.001)

@@ -46,7 +46,15 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
     app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
         batch_size=batch, repos=[str(repo)], cwd=str(db.parent))
     reached: list[float] = []
-    async with app.run_test(size=(160, 48)) as pilot:
+    progress_events: list[object] = []
+
+    def hook(message: object) -> None:
+        from memharness_tui.tui.widgets.staleness.controller import PassProgressed
+
+        if isinstance(message, PassProgressed):
+            progress_events.append(message)
+
+    async with app.run_test(size=(160, 48), message_hook=hook) as pilot:
         for _ in range(500):
             if app.main_screen() is not None:
                 break
@@ -83,10 +91,12 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
             await asyncio.sleep(probe_every)
         t_pass = time.perf_counter() - t0
         n_during = len(sent)
-        events_shown = len(dash.progress_seen)
-        summary = dash.last_summary
+        events_shown = len(progress_events)
+        from memharness_tui.tui.widgets.staleness.counters import PassCounters
+
+        summary = dash.query_one(PassCounters).text()
         t1 = time.perf_counter()
-        while dash._needs_load or not dash.flagged or app.workers._workers:
+        while dash.panel._needs_load or not dash.panel.flagged or app.workers._workers:
             sent.append(time.perf_counter())
             send_key()
             await asyncio.sleep(probe_every)
@@ -94,7 +104,7 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
                 break
         t_reload = time.perf_counter() - t1
         await pilot.pause(0.2)
-        flagged = len(dash.flagged)
+        flagged = len(dash.panel.flagged)
         to_handler = [(r - s) * 1000 for s, r in zip(sent, reached, strict=False)]
         during, after = to_handler[:n_during], to_handler[n_during:]
     return {"pass_s": t_pass, "events": events_shown, "summary": summary, "during": during,

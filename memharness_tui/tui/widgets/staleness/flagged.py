@@ -294,6 +294,9 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             t.append(f"  ·  triaging {self.analysing:,}…", style="italic")
         if self.marked:
             t.append(f"  ·  {len(self.marked):,} marked", style="bold reverse")
+        if self.as_of:
+            t.append(f"  ·  believed at {self.as_of[:16]}; verdicts from the last pass",
+                     style="bold")
         t.append("  ·  ", style="dim")
         self.query_one("#dash-filters-label", Static).update(t)
 
