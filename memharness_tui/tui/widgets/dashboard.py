@@ -12,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.timer import Timer
 
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.render import clean
@@ -29,9 +28,9 @@ from memharness_tui.tui.widgets.staleness.controller import (
 )
 from memharness_tui.tui.widgets.staleness.counters import PassCounters
 from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
-from memharness_tui.tui.widgets.staleness.follow import Follower, open_probes
+from memharness_tui.tui.widgets.staleness.follow import FollowsHeads
 from memharness_tui.tui.widgets.staleness.repo_bar import RepoBar
-from memharness_tui.tui.widgets.staleness.triage import confirm_bulk
+from memharness_tui.tui.widgets.staleness.triage import confirm_bulk, reverify_elsewhere
 from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
 
 if TYPE_CHECKING:
@@ -48,7 +47,7 @@ def options_for(app: Any) -> StalenessOptions:
     return opts if isinstance(opts, StalenessOptions) else StalenessOptions()
 
 
-class StalenessDashboard(WorkerErrorsToApp, Vertical):
+class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
     BINDINGS = [
         Binding("s", "start", "Start pass", id="staleness.start",
                 tooltip="Start a staleness pass against the repos (live counts and log)"),
@@ -91,9 +90,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.controller = PassController(self)
         self.last_error: str | None = None
         self.last_bulk: Any = None
-        self.follower: Follower | None = None
-        self._follow_timer: Timer | None = None
-        self._follow_run: tuple[int, list[tuple[str, str]]] | None = None
         self.follow_lines: list[str] = []
 
     @property
@@ -265,10 +261,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         if not st.check_only:
             self.app.post_message(StoreChanged())
         self.panel.reload()
-        if self._follow_run is not None and self._follow_run[0] == st.run:
-            changes = self._follow_run[1]
-            self._follow_run = None
-            self._follow_report(st, changes)
+        self.follow_ended(st)
 
     def _fail(self, st: PassState | None, error: str) -> None:
         """End the pass (if one ran) and say why; the dashboard is ready for another."""
@@ -355,102 +348,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         confirm_bulk(self.mapp, kind, facts, list(self.repos), self.options.factor, done)
 
     def action_bulk_elsewhere(self) -> None:
-        """Triage every matching row, select the *elsewhere* ones, confirm, re-verify them."""
-        panel = self.panel
-
-        def chosen() -> None:
-            facts = panel.with_outcome("elsewhere")
-            if not facts:
-                self.mapp.notify("No flagged fact here changed only elsewhere in its file.",
-                                 timeout=4)
-                return
-            panel.marked = {f.id for f in facts}
-            panel.table.refresh_rows()
-            panel._show_filters()
-
-            def done(verb: str, result: Any) -> None:
-                panel.marked -= {f.id for f in facts}
-                self.last_bulk = result
-                self.mapp.notify(result.summary(verb), title="triage",
-                                 severity="information" if result.changed else "warning",
-                                 timeout=6)
-                self.log_line(Text(f"— triage (elsewhere): {result.summary(verb)}",
-                                   style="bold"))
-
-            confirm_bulk(self.mapp, "elsewhere", facts, list(self.repos), self.options.factor,
-                         done)
-
-        panel.triage_all(chosen)
-
-    # ----- follow mode ----------------------------------------------------------------------
-    @property
-    def following(self) -> bool:
-        return self.follower is not None
-
-    def action_toggle_follow(self) -> None:
-        if self.following:
-            self._stop_following()
-            self.log_line(Text("— follow off", style="bold"))
-            return
-        self._start_following()
-
-    def _start_following(self) -> None:
-        probes, errors = open_probes(list(self.repos))
-        for e in errors:
-            self.log_line(Text(f"  follow: {clean(e, single_line=True)}", style="italic"))
-        if not probes:
-            self.mapp.notify("Follow needs a repo to watch: press g to add one.",
-                             severity="warning", timeout=4)
-            return
-        opts = self.options
-        self.follower = Follower(probes, opts.follow_settle)
-        self._follow_timer = self.set_interval(opts.follow_poll, self._follow_tick)
-        heads = ", ".join((p.read() or "no HEAD")[:7] for p in probes)
-        self.log_line(Text(f"— following {len(probes)} repo{'s' if len(probes) != 1 else ''} "
-                           f"(HEAD {heads}): a pass runs {opts.follow_settle:g} s after HEAD "
-                           "settles (l stops)", style="bold"))
-        self.query_one(RepoBar).following = True
-
-    def _stop_following(self) -> None:
-        if self._follow_timer is not None:
-            self._follow_timer.stop()
-        self._follow_timer = None
-        self.follower = None
-        self.query_one(RepoBar).following = False
-
-    def _follow_tick(self) -> None:
-        if self.follower is None:
-            return
-        if self.running:  # a pass is on: look again once it is over
-            return
-        changes = self.follower.due()
-        if not changes:
-            return
-        if self.begin_pass() and self.state is not None:
-            self._follow_run = (self.state.run, changes)
-
-    @work(thread=True, exclusive=True, group="follow-report", exit_on_error=False)
-    def _follow_report(self, st: PassState, changes: list[tuple[str, str]]) -> None:
-        """Triage the pass's stale facts (this thread's own Triager) and say what changed."""
-        from memharness_tui.staleness.report import counts_line, triage_report
-        from memharness_tui.staleness.watch import change_line
-
-        report = st.spass.report
-        info = self.mapp.info
-        items = triage_report(report, info.path, list(self.repos)) \
-            if info is not None and not st.check_only else []
-        line = change_line(changes, counts_line(report, items))
-        self.app.call_from_thread(self._followed, line)
-
-    def _followed(self, line: str) -> None:
-        self.follow_lines.append(line)
-        self.mapp.notify(line, title="follow", timeout=8)  # the app's door: literal text
-        self.log_line(Text(f"— {clean(line, single_line=True)}", style="bold"))
-
-    def watch_repos(self) -> None:
-        if self.following:  # watch the new list
-            self._stop_following()
-            self._start_following()
+        reverify_elsewhere(self)
 
     @on(ResultsTable.RowSelected, "#flagged-table")
     def _selected(self, event: ResultsTable.RowSelected) -> None:

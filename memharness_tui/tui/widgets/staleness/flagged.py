@@ -6,8 +6,6 @@ banner says)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -18,23 +16,19 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Input, Static
-from textual.worker import get_current_worker
 
 from memharness_tui.tui.render import believed_at, cell, freshness_badge, theme_color
 from memharness_tui.tui.services.git import (
-    GitView,
     Judged,
-    RowAnalysis,
     judge_facts,
-    open_triager,
 )
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.results_table import Col
 from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
+from memharness_tui.tui.widgets.staleness.row_analysis import LazyRowAnalysis, RowInfo
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.git import Drift
-    from memharness_tui.staleness.triage import Triage
+    pass
 
 VERDICT_FILTERS = (None, "stale", "unresolved")
 SORTS = ("id", "triage")
@@ -64,18 +58,7 @@ def flagged_columns(id_width: int) -> list[Col]:
     ]
 
 
-@dataclass
-class RowInfo:
-    """What git says about a flagged row now (reason, repo), its drift and triage once computed."""
-
-    judged: Judged | None = None
-    drift: Drift | None = None
-    drift_done: bool = False
-    triage: Triage | None = None
-    triage_done: bool = False
-
-
-class FlaggedPanel(WorkerErrorsToApp, Vertical):
+class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
     BINDINGS = [
         Binding("a", "mark_all", "Mark all", show=False, id="staleness.mark_all",
                 tooltip="Mark every fact the filters match (again: unmark them)"),
@@ -332,103 +315,6 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         if self.sort == "triage":
             self.triage_all(self._fill)  # every matching row needs its outcome to be sorted
         self._fill()
-
-    # ----- drift and triage, lazily for the rows on screen ---------------------------------
-    def _scrolled(self, _value: float) -> None:
-        self._schedule_drift()
-
-    def _schedule_drift(self) -> None:
-        if self._drift_timer is not None:
-            self._drift_timer.stop()
-        delay = self.drift_delay
-        if delay <= 0:
-            self.compute_visible_drift()
-        else:
-            self._drift_timer = self.set_timer(delay, self.compute_visible_drift)
-
-    def visible_ids(self) -> list[int]:
-        rows = self.table.visible_range()
-        return [f.id for f in self.shown[rows.start:rows.stop]]
-
-    def _needs_work(self, info: RowInfo) -> bool:
-        if not info.triage_done:
-            return True
-        j = info.judged
-        return (not info.drift_done and j is not None and j.resolved
-                and j.freshness != "unresolved")
-
-    def compute_visible_drift(self) -> None:
-        facts = {f.id: f for f in self.shown}
-        wanted = [facts[fid] for fid in self.visible_ids()
-                  if (info := self.rows.get(fid)) is not None and self._needs_work(info)]
-        if wanted:
-            self._row_worker(self._items(wanted), list(self.repos))
-
-    def _items(self, facts: list[Any]) -> list[RowAnalysis]:
-        out = []
-        for f in facts:
-            info = self.rows[f.id]
-            j = info.judged
-            want_drift = (not info.drift_done and j is not None and j.resolved
-                          and j.freshness != "unresolved")
-            out.append(RowAnalysis(f.id, f.fact, f.source_commit, f.source_path,
-                                   j.repo if j is not None else None, want_drift,
-                                   not info.triage_done))
-        return out
-
-    @work(thread=True, exclusive=True, group="drift", exit_on_error=False)
-    def _row_worker(self, items: list[RowAnalysis], repos: list[str]) -> None:
-        worker = get_current_worker()
-        view = GitView(repos)  # libgit2 handles: this thread's own
-        triager = open_triager(repos)
-        for item in items:
-            if worker.is_cancelled:
-                return
-            drift = view.drift(item.commit or "", item.path, item.repo) \
-                if item.want_drift and item.repo and item.commit else None
-            result = item.triage(triager) if item.want_triage else None
-            self.app.call_from_thread(self._set_row, item, drift, result)
-
-    def _set_row(self, item: RowAnalysis, drift: Drift | None, result: Triage | None) -> None:
-        info = self.rows.get(item.fact_id)
-        if info is None:
-            return
-        if item.want_drift:
-            info.drift, info.drift_done = drift, True
-        if item.want_triage:
-            info.triage, info.triage_done = result, True
-        self.table.refresh_row(str(item.fact_id))
-
-    def triage_all(self, then: Callable[[], None]) -> None:
-        """Triage every matching row not triaged yet (a worker thread), then call ``then``."""
-        todo = [f for f in self.filtered() if not self.rows[f.id].triage_done]
-        self.analysing = len(todo)
-        self._show_filters()
-        self._triage_all_worker([RowAnalysis(f.id, f.fact, f.source_commit, f.source_path,
-                                             None, False, True) for f in todo],
-                                list(self.repos), then)
-
-    @work(thread=True, exclusive=True, group="triage-all", exit_on_error=False)
-    def _triage_all_worker(self, items: list[RowAnalysis], repos: list[str],
-                           then: Callable[[], None]) -> None:
-        worker = get_current_worker()
-        triager = open_triager(repos)
-        done: list[tuple[int, Triage]] = []
-        for item in items:
-            if worker.is_cancelled:
-                return
-            done.append((item.fact_id, item.triage(triager)))
-        self.app.call_from_thread(self._triaged_all, done, then)
-
-    def _triaged_all(self, done: list[tuple[int, Triage]], then: Callable[[], None]) -> None:
-        for fid, result in done:
-            info = self.rows.get(fid)
-            if info is not None:
-                info.triage, info.triage_done = result, True
-        self.analysing = 0
-        self.table.refresh_rows()
-        then()
-        self._show_filters()
 
     # ----- selection and actions ----------------------------------------------------------
     def current_fact(self) -> Any | None:

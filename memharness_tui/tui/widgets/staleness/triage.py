@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rich.text import Text
+
 from memharness_tui.tui.services.store import BulkResult
 
 
@@ -64,3 +66,33 @@ def _listing(facts: Sequence[Any], limit: int = 500) -> str:
     if len(facts) > limit:
         lines.append(f"… and {len(facts) - limit} more")
     return "\n".join(lines)
+
+
+def reverify_elsewhere(dash: Any) -> None:
+    """Triage every matching row of the dashboard's flagged table, select the *elsewhere*
+    ones (the file changed, no changed line mentions the fact), confirm, re-verify them."""
+    panel = dash.panel
+
+    def chosen() -> None:
+        facts = panel.with_outcome("elsewhere")
+        if not facts:
+            dash.mapp.notify("No flagged fact here changed only elsewhere in its file.",
+                             timeout=4)
+            return
+        panel.marked = {f.id for f in facts}
+        panel.table.refresh_rows()
+        panel._show_filters()
+
+        def done(verb: str, result: Any) -> None:
+            panel.marked -= {f.id for f in facts}
+            dash.last_bulk = result
+            dash.mapp.notify(result.summary(verb), title="triage",
+                             severity="information" if result.changed else "warning",
+                             timeout=6)
+            dash.log_line(Text(f"— triage (elsewhere): {result.summary(verb)}",
+                               style="bold"))
+
+        confirm_bulk(dash.mapp, "elsewhere", facts, list(dash.repos), dash.options.factor,
+                     done)
+
+    panel.triage_all(chosen)
