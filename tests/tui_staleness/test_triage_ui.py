@@ -224,7 +224,8 @@ async def test_follow_mode_runs_a_pass_after_a_commit(tri: Tri) -> None:
         line = dash.follow_lines[0]
         assert line == f"after {sha[:7]} 'split auth module': 4 stale, 1 touches it, " \
                        "1 moved, 2 elsewhere, 1 unresolved"
-        assert any(n.message == line for n in pilot.app._notifications)
+        await until(pilot, lambda: any(n.message == line for n in pilot.app._notifications),
+                    "the toast (posted through the app's notify)")
         await pilot.press("l")
         assert not dash.following
 
