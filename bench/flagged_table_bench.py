@@ -56,6 +56,8 @@ async def run(db: Path, repo: Path) -> dict[str, Any]:
         await pilot.press("4")
         dash = app.screen.query_one("#staleness-pane", StalenessDashboard)
         panel = dash.panel
+        await _until(pilot, lambda: panel.table.row_count > 0)
+        out["rows_s"] = time.perf_counter() - t0
         await _until(pilot, lambda: panel._loaded)
         out["load_s"] = time.perf_counter() - t0
         out["rows"] = panel.table.row_count
@@ -108,7 +110,8 @@ def main() -> None:
         print(f"built {args.facts:,} facts and ran a pass in {time.perf_counter() - t0:.1f} s")
         r = asyncio.run(run(db, repo))
     print(f"flagged facts: {r['flagged']:,}; rows in the table: {r['rows']:,}")
-    print(f"Staleness tab → flagged table loaded (read + judge every row): {r['load_s']:.2f} s")
+    print(f"Staleness tab → every flagged row in the table: {r['rows_s']:.2f} s; "
+          f"reasons and repos judged for all of them: {r['load_s']:.2f} s")
     print(f"triage of the rows on screen: {r['visible_triage_s'] * 1000:.0f} ms; "
           f"after End: {r['end_triage_s'] * 1000:.0f} ms")
     print(f"mark all ({r['marked']:,} rows): {r['mark_all_s'] * 1000:.0f} ms")

@@ -144,17 +144,26 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
     async def _load_flagged(self) -> None:
         page = await self.app.service.flagged(None)  # every flagged fact: the table is virtual
         facts, total = page.facts, page.total
+        old = self.rows
+        # show the rows at once (what was known about them stays); git judges them meanwhile
+        self.rows = {f.id: old.get(f.id) or RowInfo() for f in facts}
+        self._take(facts, total)
         judged = await judge_facts(list(self.repos), facts)
         self.app.session.note_seen({fid: j.reason for fid, j in judged.items() if j is not None})
-        old = self.rows
+        shown_meanwhile = self.rows
         self.rows = {}
         for f in facts:
             info = RowInfo(judged.get(f.id))
-            prev = old.get(f.id)
-            if prev is not None and _same_place(prev.judged, info.judged):
+            prev = shown_meanwhile.get(f.id)
+            if prev is not None and (prev.judged is None  # analysed just now, at this HEAD
+                                     or _same_place(prev.judged, info.judged)):
                 info.drift, info.drift_done = prev.drift, prev.drift_done
                 info.triage, info.triage_done = prev.triage, prev.triage_done
             self.rows[f.id] = info
+        self._take(facts, total)
+        self._loaded = True
+
+    def _take(self, facts: list[Any], total: int) -> None:
         self.flagged = facts
         self.flagged_total = total
         self.marked &= {f.id for f in facts}
@@ -163,7 +172,6 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
             self._id_width = width
             self.table.columns = flagged_columns(width)
         self._fill()
-        self._loaded = True
 
     def filtered(self) -> list[Any]:
         """Every loaded fact the filters match, in the chosen order."""

@@ -72,9 +72,9 @@ class LazyRowAnalysis:
                 and j.freshness != "unresolved")
 
     def compute_visible_drift(self) -> None:
-        facts = {f.id: f for f in self.shown}
-        wanted = [facts[fid] for fid in self.visible_ids()
-                  if (info := self.rows.get(fid)) is not None and self._needs_work(info)]
+        on_screen = self.table.visible_range()
+        wanted = [f for f in self.shown[on_screen.start:on_screen.stop]
+                  if (info := self.rows.get(f.id)) is not None and self._needs_work(info)]
         if wanted:
             self._row_worker(self._items(wanted), list(self.repos))
 
