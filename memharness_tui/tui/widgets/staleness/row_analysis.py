@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 __all__ = ["LazyRowAnalysis", "RowInfo"]
 
+PROGRESS_EVERY = 500  # rows triaged between updates of "triaging N…" on the filter line
+
 
 @dataclass
 class RowInfo:
@@ -128,11 +130,18 @@ class LazyRowAnalysis:
         worker = get_current_worker()
         triager = open_triager(repos)
         done: list[tuple[int, Triage]] = []
-        for item in items:
+        for n, item in enumerate(items, 1):
             if worker.is_cancelled:
                 return
             done.append((item.fact_id, item.triage(triager)))
+            if n % PROGRESS_EVERY == 0 and n < len(items):
+                self.app.call_from_thread(self._triage_left, len(items) - n)
         self.app.call_from_thread(self._triaged_all, done, then)
+
+    def _triage_left(self, left: int) -> None:
+        if self.analysing:  # not finished (or cancelled by a reload) meanwhile
+            self.analysing = left
+            self._show_filters()
 
     def _triaged_all(self, done: list[tuple[int, Triage]], then: Callable[[], None]) -> None:
         for fid, result in done:
