@@ -30,6 +30,8 @@ class StalenessOptions:
     cwd: str | None = None  # for the default repo and short display paths
     throttle: Callable[[PassProgress], None] | None = None  # called in the pass thread per event
     drift_delay: float = 0.15  # debounce before computing drift for rows on screen
+    follow_poll: float = 1.0  # follow mode: seconds between HEAD reads
+    follow_settle: float = 3.0  # follow mode: a pass runs this long after HEAD last moved
 
 
 @dataclass

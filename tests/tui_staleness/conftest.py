@@ -72,14 +72,13 @@ async def ready(pilot: Any) -> StalenessDashboard:
 
 
 async def drift_settled(pilot: Any, dash: StalenessDashboard) -> None:
-    """Wait until the rows on screen have their drift (computed in a worker after layout)."""
+    """Wait until the rows on screen have their drift and triage (computed in a worker after layout)."""
     calm = 0
     for _ in range(300):
         await settle(pilot, 1)
         pending = [fid for fid in dash.panel.visible_ids()
-                   if (info := dash.panel.rows.get(fid)) is not None and info.judged is not None
-                   and info.judged.resolved and info.judged.freshness != "unresolved"
-                   and not info.drift_done]
+                   if (info := dash.panel.rows.get(fid)) is not None
+                   and dash.panel._needs_work(info)]
         quiet = dash.panel._loaded and not dash.panel._needs_load and not pending and (
             bool(dash.panel.visible_ids()) or not dash.panel.shown)
         calm = calm + 1 if quiet else 0

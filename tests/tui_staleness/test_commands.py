@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable
-
 from memharness_tui.tui.editing import fact_id_at_cursor, retract_highlighted
 from memharness_tui.tui.screens.confirm import ConfirmScreen
 from memharness_tui.tui.screens.detail import FactDetailScreen
 from memharness_tui.tui.screens.revise import ReviseScreen
 from memharness_tui.tui.staleness_commands import StalenessCommands, _start_fact_action
+from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 
 from .conftest import Env, Stepper, ready, settle, shown_summary
 from .helpers import rows
@@ -43,7 +42,7 @@ async def test_retract_helper_for_other_panes_and_reason_on_detail(env: Env) -> 
         dash = await ready(pilot)
         Stepper(dash).run()
         await settle(pilot)
-        table = dash.query_one("#flagged-table", DataTable)
+        table = dash.query_one("#flagged-table", FlaggedTable)
         first = fact_id_at_cursor(table)
         assert first == dash.panel.shown[0].id
         # the detail screen asks the app for a reason: the dashboard answers from its pass

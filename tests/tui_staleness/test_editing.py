@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from memharness_tui.staleness.runner import StalenessPass
 from memharness_tui.store import Store
@@ -10,6 +10,7 @@ from memharness_tui.tui.screens.confirm import ConfirmScreen
 from memharness_tui.tui.screens.fact_form import NewFactScreen, ReviseFormScreen
 from memharness_tui.tui.screens.revise import ReviseScreen
 from memharness_tui.tui.services.store import AGENTS
+from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 
 from .conftest import DB, Env, Stepper, ready, settle, shown_summary
 from .helpers import rows
@@ -23,7 +24,7 @@ async def flagged_after_pass(pilot, env: Env):
 
 
 def cursor_to(dash, fact_id: int) -> None:
-    table = dash.query_one("#flagged-table", DataTable)
+    table = dash.query_one("#flagged-table", FlaggedTable)
     table.move_cursor(row=[f.id for f in dash.panel.shown].index(fact_id), animate=False)
 
 
@@ -47,7 +48,7 @@ async def test_revise_modal_shows_pin_reason_drift_and_the_diff(env: Env) -> Non
     auth = env.ids[0]
     async with env.app().run_test(size=(140, 44)) as pilot:
         dash = await flagged_after_pass(pilot, env)
-        table = dash.query_one("#flagged-table", DataTable)
+        table = dash.query_one("#flagged-table", FlaggedTable)
         row = [str(c) for c in table.get_row(str(auth))]
         assert "src/auth.py changed since " + env.shop.c1[:7] in row
         assert "1 commit +2 −3" in row

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from textual.widgets import DataTable, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 
 from memharness_tui.tui.repos import REPOS_FILE, default_repos, load_repos, save_repos
 from memharness_tui.tui.screens.repos import ReposScreen
+from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 
 from .conftest import Env, Stepper, ready, settle
 
@@ -72,7 +73,7 @@ async def test_drift_is_computed_lazily_for_the_rows_on_screen(env: Env) -> None
         visible = dash.panel.visible_ids()
         assert 0 < len(done) <= len(visible) + 1 < len(dash.panel.rows)
         assert set(done) <= set(visible)
-        table = dash.query_one("#flagged-table", DataTable)
+        table = dash.query_one("#flagged-table", FlaggedTable)
         assert str(table.get_cell(str(visible[0]), "drift")) == "1 commit +1 −1"
         # scrolling down computes the rows that come into view
         table.scroll_end(animate=False)
@@ -83,17 +84,17 @@ async def test_drift_is_computed_lazily_for_the_rows_on_screen(env: Env) -> None
         assert not all(info.drift_done for info in dash.panel.rows.values())
 
 
-async def test_big_flagged_lists_say_so_and_filter_in_the_store(env: Env, monkeypatch) -> None:
-    from memharness_tui.tui.widgets.staleness import flagged
-
-    monkeypatch.setattr(flagged, "FLAGGED_LIMIT", 3)
+async def test_every_flagged_fact_is_listed_and_the_verdict_filter_narrows(env: Env) -> None:
     async with env.app().run_test(size=(140, 40)) as pilot:
         dash = await ready(pilot)
         Stepper(dash).run()
         await settle(pilot)
         label = dash.query_one("#dash-filters-label", Static).render().plain
-        assert label.startswith("5 flagged (first 3 loaded, 3 shown)")
-        await pilot.press("v", "v")  # unresolved: read from the store, not cut from the page
+        assert label.startswith("5 flagged  ·  verdict all")
+        assert len(dash.panel.shown) == 5
+        await pilot.press("v", "v")  # unresolved only
         await settle(pilot)
         assert [f.freshness for f in dash.panel.shown] == ["unresolved", "unresolved"]
         assert [f.id for f in dash.panel.shown] == [env.ids[4], env.ids[5]]
+        label = dash.query_one("#dash-filters-label", Static).render().plain
+        assert label.startswith("5 flagged (2 match)")

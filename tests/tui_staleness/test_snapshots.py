@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable
+
+from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 
 from .conftest import Env, Stepper, drift_settled, ready, settle
 
@@ -67,7 +68,7 @@ def test_revise_modal_with_diff(snap_compare: Any, seeded: Env) -> None:
         Stepper(dash).run()
         await settle(pilot)
         await drift_settled(pilot, dash)
-        table = dash.query_one("#flagged-table", DataTable)
+        table = dash.query_one("#flagged-table", FlaggedTable)
         table.move_cursor(row=0, animate=False)
         await pilot.press("enter")
         await settle(pilot)
@@ -75,3 +76,28 @@ def test_revise_modal_with_diff(snap_compare: Any, seeded: Env) -> None:
         await settle(pilot)
 
     assert snap_compare(seeded.app(), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.fixture
+def crowded(env: Env) -> Env:
+    """350 stale facts: past the 300 rows the old table stopped at."""
+    for i in range(350):
+        fid, _ = env.store.remember("bulk-a" if i % 2 else "bulk-b", f"config fact {i}",
+                                    source_commit=env.shop.c1, source_path="src/config.py")
+        env.store.set_staleness(fid, "stale", "2026-10-01T00:00:00.000Z", env.shop.c2)
+    return env
+
+
+async def _at_the_end(pilot: Any) -> None:
+    dash = await ready(pilot)
+    table = dash.query_one("#flagged-table", FlaggedTable)
+    table.focus()
+    await pilot.press("end")  # the last rows: drawn (and triaged) only now
+    await drift_settled(pilot, dash)
+    assert dash.panel.current_fact() is dash.panel.shown[-1]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_flagged_table_past_300_rows(snap_compare: Any, crowded: Env,
+                                     size: tuple[int, int]) -> None:
+    assert snap_compare(crowded.app(), terminal_size=size, run_before=_at_the_end)

@@ -25,6 +25,7 @@ from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 
 if TYPE_CHECKING:
     from memharness_tui.staleness.git import Drift
+    from memharness_tui.staleness.triage import Triage, TriageHunk
     from memharness_tui.tui.app import MemharnessApp
 
 WRITE_ACTIONS = {"rewrite", "still_true", "downgrade", "retract"}
@@ -56,6 +57,69 @@ def diff_text(diff: str, app: object, *, max_lines: int = MAX_DIFF_LINES) -> Tex
         out.append(f"… {len(lines) - max_lines} more lines not shown\n", style="dim italic")
     out.rstrip()
     return out
+
+
+TRIAGE_HEADING = {"touches": "the change touches the fact", "elsewhere": "elsewhere in the file",
+                  "moved": "moved", "deleted": "deleted", "unknown": "not analysed"}
+
+
+def _line_text(text: str, spans: Any, style: str, mark: str) -> Text:
+    """One diff line as literal text, the fact's terms (``spans``) in ``mark`` style."""
+    out = Text(style=style)
+    at = 0
+    for sp in spans:
+        if sp.start > at:
+            out.append(clean(text[at:sp.start]))
+        out.append(clean(text[sp.start:sp.end]), style=mark)
+        at = max(at, sp.end)
+    out.append(clean(text[at:]))
+    return out
+
+
+def triage_text(result: Triage, app: object, *, max_lines: int = 400) -> Text:
+    """The triage: outcome, evidence, and the hunks that mention the fact, terms highlighted.
+
+    Built from ``Text`` pieces with styles (database and file text never read as markup)."""
+    add = theme_color(app, "success", "green")
+    rem = theme_color(app, "error", "red")
+    hunk_colour = theme_color(app, "accent", "cyan")
+    mark = f"bold reverse {theme_color(app, 'warning', 'yellow')}"
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append("triage     ", style="bold")
+    out.append(TRIAGE_HEADING.get(result.outcome, result.outcome), style=f"bold {mark}")
+    out.append("  ")
+    out.append(clean(result.summary, single_line=True))
+    for ev in result.evidence:
+        out.append("\nevidence   ", style="bold")
+        out.append(clean(ev, single_line=True))
+    matching: list[TriageHunk] = [h for h in result.hunks if h.matches]
+    if matching:
+        n = len(matching)
+        out.append(f"\n\nhunks that mention the fact ({n})", style="bold")
+    shown = 0
+    for h in matching:
+        out.append("\n")
+        out.append(clean(f"{h.file}  {h.header}", single_line=True), style=hunk_colour)
+        for ln in h.lines:
+            if shown >= max_lines:
+                out.append("\n… more lines in the diff below", style="dim italic")
+                return out
+            shown += 1
+            style = add if ln.origin == "+" else rem if ln.origin == "-" else ""
+            if ln.origin in "+-" and not ln.changed:
+                style = "dim"  # whitespace, reformatting or a moved line: not a real change
+            out.append("\n")
+            out.append_text(_line_text(f"{ln.origin}{ln.text}", _shifted(ln.spans), style, mark))
+    if result.hunks:
+        out.append("\n\nthe whole diff, pin → HEAD", style="bold")
+    return out
+
+
+def _shifted(spans: Any) -> list[Any]:
+    """Spans moved one place right (the line is shown after its ``+`` / ``-`` / space)."""
+    from memharness_tui.staleness.triage import TermSpan
+
+    return [TermSpan(sp.start + 1, sp.end + 1, sp.term) for sp in spans]
 
 
 def drift_label(drift: Drift | None) -> str:
@@ -90,6 +154,8 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         self.judged: Judged | None = None
         self.drift: Drift | None = None
         self.diff: str | None = None
+        self.triage: Triage | None = None
+        self.triage_shown = Text()
         self.git_errors: list[str] = []
         self.git_ready = asyncio.Event()
 
@@ -103,6 +169,7 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
             yield Static(id="revise-fact")
             yield Static(id="revise-pin")
             with VerticalScroll(id="revise-diff"):
+                yield Static(id="revise-triage")
                 yield Static(Text("reading git…", style="dim italic"), id="revise-diff-text")
         yield Footer()
 
@@ -125,9 +192,10 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
     async def _load_git(self) -> None:
         f = self.fact
         try:
-            pic = await revise_picture(self.repos, f.source_commit, f.source_path)
+            pic = await revise_picture(self.repos, f.source_commit, f.source_path, f.fact)
             self.judged, self.drift, self.diff, self.git_errors = (pic.judged, pic.drift,
                                                                    pic.diff, pic.errors)
+            self.triage = pic.triage
         finally:
             self.git_ready.set()
         self._show_pin()
@@ -163,6 +231,11 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         self.query_one("#revise-pin", Static).update(t)
 
     def _show_diff(self) -> None:
+        box = self.query_one("#revise-triage", Static)
+        box.display = self.triage is not None
+        if self.triage is not None:
+            self.triage_shown = triage_text(self.triage, self.app)
+            box.update(self.triage_shown)
         target = self.query_one("#revise-diff-text", Static)
         if self.diff is None:
             target.update(Text("no diff: the pin is not a commit in the checked repos",
@@ -172,6 +245,10 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
                                style="dim italic"))
         else:
             target.update(diff_text(self.diff, self.app))
+
+    def triage_rendered(self) -> Text:
+        """The triage block as shown (tests read its text and styles)."""
+        return self.triage_shown
 
     def diff_plain(self) -> str:
         """The diff as shown (tests read it)."""
@@ -226,9 +303,12 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
                 self.mapp.notify(result.summary("Re-verified"), title="still true",
                                  severity="warning", timeout=6)
 
+        t = self.triage
+        where = (f"on its new path {clean(t.new_path, single_line=True)} (git finds it moved)"
+                 if t is not None and t.outcome == "moved" and t.new_path else "(same path)")
         self._confirm(f"Still true at HEAD: #{f.id}?",
                       f"{clean(f.fact)}\n\nRevise it with the same text, pinned at HEAD "
-                      "(same path), and record it as current.", "Still true", go)
+                      f"{where}, and record it as current.", "Still true", go)
 
     def action_downgrade(self) -> None:
         f = self.fact

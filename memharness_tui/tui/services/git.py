@@ -13,11 +13,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
+    from memharness_tui.staleness.analysis import Triager
     from memharness_tui.staleness.git import Drift, GitChecker
+    from memharness_tui.staleness.triage import Triage
 
 T = TypeVar("T")
 
-__all__ = ["GitView", "Judged", "RevisePicture", "judge", "judge_facts", "revise_picture"]
+__all__ = ["GitView", "Judged", "RevisePicture", "RowAnalysis", "judge", "judge_facts",
+           "open_triager", "revise_picture"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,37 @@ class GitView:
         return ch.head if ch is not None else None
 
 
+def open_triager(repos: Sequence[str]) -> Triager:
+    """A :class:`~memharness_tui.staleness.analysis.Triager` for ``repos``, for the calling
+    thread only (it holds libgit2 objects: one per thread)."""
+    from memharness_tui.staleness.analysis import Triager
+
+    return Triager(list(repos))
+
+
+@dataclass(frozen=True)
+class RowAnalysis:
+    """One flagged row's git questions, asked in a worker thread: drift and/or triage."""
+
+    fact_id: int
+    text: str
+    commit: str | None
+    path: str | None
+    repo: str | None
+    want_drift: bool
+    want_triage: bool
+
+    def triage(self, triager: Triager) -> Triage:
+        """Does the change since the pin touch what the fact says? (never raises)"""
+        from memharness_tui.staleness.git import RepoError
+        from memharness_tui.staleness.triage import UNKNOWN, Triage
+
+        try:
+            return triager.analyse(self.text, self.commit, self.path)
+        except (RepoError, ValueError, KeyError, OSError) as exc:
+            return Triage(UNKNOWN, f"git could not say: {' '.join(str(exc).split())}")
+
+
 async def judge(repos: Sequence[str], commit: str | None, path: str | None) -> Judged | None:
     """One pin judged in a worker thread (None: no pin or no repo)."""
     if not commit or not repos:
@@ -119,16 +153,18 @@ async def judge_facts(repos: Sequence[str], facts: Iterable[Any]) -> dict[int, J
 
 @dataclass(frozen=True)
 class RevisePicture:
-    """What the revise screen shows about a pin: its verdict now, drift, and the diff."""
+    """What the revise screen shows about a pin: its verdict now, drift, the diff, and the
+    triage (does the change touch what the fact says; matching hunks first)."""
 
     judged: Judged | None
     drift: Drift | None
     diff: str | None
     errors: list[str]
+    triage: Triage | None = None
 
 
-async def revise_picture(repos: Sequence[str], commit: str | None,
-                         path: str | None) -> RevisePicture:
+async def revise_picture(repos: Sequence[str], commit: str | None, path: str | None,
+                         text: str = "") -> RevisePicture:
     def gather() -> RevisePicture:
         view = GitView(repos)
         if not view or not commit:
@@ -136,7 +172,11 @@ async def revise_picture(repos: Sequence[str], commit: str | None,
         judged = view.judge(commit, path)
         if judged is None or not judged.resolved:
             return RevisePicture(judged, None, None, view.errors)
+        result = None
+        if text and path:
+            result = RowAnalysis(0, text, commit, path, judged.repo, False, True).triage(
+                open_triager(repos))
         return RevisePicture(judged, view.drift(commit, path, judged.repo),
-                             view.diff(commit, path, judged.repo), view.errors)
+                             view.diff(commit, path, judged.repo), view.errors, result)
 
     return await asyncio.to_thread(gather)

@@ -108,6 +108,48 @@ def _revised_pin(source_ref: str, new_commit: str) -> str:
     return repin_ref(source_ref, new_commit)
 
 
+@dataclass
+class _StillTrue:
+    """One fact's plan for *still true*: the HEAD, what git says there, or why not."""
+
+    fact: Any
+    head: str
+    judged: Judged | None
+    problem: str | None = None
+    moved: dict[str, Any] | None = None  # store.revise arguments re-pinning a moved fact
+
+
+def _plan_still_true(facts: Sequence[Any], repos: Sequence[str]) -> list[_StillTrue]:
+    """Ask git (in the calling thread, one view and one triager) where each fact stands."""
+    from memharness_tui.staleness.analysis import moved_revision
+    from memharness_tui.staleness.triage import MOVED
+
+    view = git.GitView(repos)
+    triager = git.open_triager(repos) if view else None
+    out: list[_StillTrue] = []
+    for f in facts:
+        where = view.judge(f.source_commit or "", f.source_path) if view else None
+        if where is None:
+            out.append(_StillTrue(f, "", None, "; ".join(view.errors) or "no usable repo"))
+            continue
+        now = view.judge(where.head, f.source_path)
+        if now is not None and now.freshness == "current":
+            out.append(_StillTrue(f, where.head, now))
+            continue
+        if triager is not None and f.source_path and where.resolved:
+            t = git.RowAnalysis(f.id, f.fact, f.source_commit, f.source_path, where.repo,
+                                False, True).triage(triager)
+            if t.outcome == MOVED and t.new_path:
+                there = view.judge(where.head, t.new_path)
+                if there is not None and there.freshness == "current":
+                    values = moved_revision(f, t, where.head, source_agent=AGENTS["still-true"])
+                    out.append(_StillTrue(f, where.head, there, moved=values))
+                    continue
+        why = now.reason if now is not None else "cannot check at HEAD"
+        out.append(_StillTrue(f, where.head, now, f"not true at HEAD ({why})"))
+    return out
+
+
 class StoreService:
     """The app's typed store API (one instance per app; calls run in order on the DB thread)."""
 
@@ -159,10 +201,12 @@ class StoreService:
         return await self._gw.call(lambda s: s.list_facts(
             subject, include_history=include_history, as_of=as_of, offset=offset, limit=limit))
 
-    async def flagged(self, verdict: str | None = None, limit: int = 2000) -> FlaggedPage:
+    async def flagged(self, verdict: str | None = None,
+                      limit: int | None = None) -> FlaggedPage:
+        """Flagged facts by id: all of them (``limit`` None), or the first ``limit``."""
         def read(s: Any) -> FlaggedPage:
             rows = s.flagged(freshness=verdict, limit=limit)
-            if len(rows) < limit:
+            if limit is None or len(rows) < limit:
                 return FlaggedPage(rows, len(rows))
             c = s.counts()  # more than we load: say how many there are
             n = {"stale": c.stale, "unresolved": c.unresolved}.get(verdict or "",
@@ -244,52 +288,39 @@ class StoreService:
         """Re-verify at HEAD: revise each with the same text pinned at HEAD; record current.
 
         Confidence, importance and kind are kept; the pin moves to HEAD (same path) and a ref
-        that named the old pin names HEAD. A fact not true at HEAD is skipped.
+        that named the old pin names HEAD. A fact whose path git finds moved (renamed) at HEAD
+        is re-pinned to the new path (``analysis.moved_revision``). A fact not true at HEAD
+        is skipped.
         """
         result = BulkResult()
         if not facts:
             return result
         import asyncio
 
-        def plan() -> list[tuple[Any, str, Judged | None, str | None]]:
-            view = git.GitView(repos)
-            out: list[tuple[Any, str, Judged | None, str | None]] = []
-            for f in facts:
-                where = view.judge(f.source_commit or "", f.source_path) if view else None
-                if where is None:
-                    out.append((f, "", None, "; ".join(view.errors) or "no usable repo"))
-                    continue
-                now = view.judge(where.head, f.source_path)
-                if now is None or now.freshness != "current":
-                    why = now.reason if now is not None else "cannot check at HEAD"
-                    out.append((f, where.head, now, f"not true at HEAD ({why})"))
-                else:
-                    out.append((f, where.head, now, None))
-            return out
-
-        planned = await asyncio.to_thread(plan)
+        planned = await asyncio.to_thread(_plan_still_true, facts, repos)
         reasons: dict[int, str] = {}
 
         def write(s: Any) -> None:
             from memharness_tui.store.errors import MemharnessError
 
-            for f, head, judged, problem in planned:
-                if problem is not None or judged is None:
-                    result.skipped.append((f.id, problem or "cannot check"))
+            for p in planned:
+                f = p.fact
+                if p.problem is not None or p.judged is None:
+                    result.skipped.append((f.id, p.problem or "cannot check"))
                     continue
+                values = dict(p.moved) if p.moved is not None else {
+                    "new_fact": f.fact, "confidence": f.confidence,
+                    "source_ref": _revised_pin(f.source_ref, p.head), "source_agent": AGENTS["still-true"],
+                    "source_commit": p.head, "source_path": f.source_path,
+                }
                 try:
-                    _, new_id, _ = s.revise(
-                        f.id, f.fact, confidence=f.confidence,
-                        source_ref=_revised_pin(f.source_ref, head),
-                        source_agent=AGENTS["still-true"],
-                        source_commit=head, source_path=f.source_path,
-                    )
+                    _, new_id, _ = s.revise(f.id, values.pop("new_fact"), **values)
                 except MemharnessError as exc:
                     result.skipped.append((f.id, exc.message))
                     continue
-                s.set_staleness(new_id, judged.freshness, s.now(), head)
+                s.set_staleness(new_id, p.judged.freshness, s.now(), p.head)
                 result.changed.append((f.id, new_id))
-                reasons[new_id] = judged.reason
+                reasons[new_id] = p.judged.reason
 
         await self._gw.call(write)
         if result.changed:

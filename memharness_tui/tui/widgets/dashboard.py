@@ -12,13 +12,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import DataTable
 
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.repos import display_path
 from memharness_tui.tui.state import StalenessOptions
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.widgets.results_table import ResultsTable
 from memharness_tui.tui.widgets.staleness.controller import (
     PassController,
     PassFailed,
@@ -28,15 +28,16 @@ from memharness_tui.tui.widgets.staleness.controller import (
 )
 from memharness_tui.tui.widgets.staleness.counters import PassCounters
 from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
+from memharness_tui.tui.widgets.staleness.follow import FollowsHeads
 from memharness_tui.tui.widgets.staleness.repo_bar import RepoBar
-from memharness_tui.tui.widgets.staleness.triage import confirm_bulk
+from memharness_tui.tui.widgets.staleness.triage import confirm_bulk, reverify_elsewhere
 from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
 
 if TYPE_CHECKING:
     from memharness_tui.staleness.runner import PassProgress
     from memharness_tui.tui.app import MemharnessApp
 
-WRITE_ACTIONS = {"bulk_still_true", "bulk_downgrade", "retract", "new_fact"}
+WRITE_ACTIONS = {"bulk_still_true", "bulk_downgrade", "bulk_elsewhere", "retract", "new_fact"}
 
 __all__ = ["PassFailed", "PassProgressed", "StalenessDashboard", "StalenessOptions"]
 
@@ -46,7 +47,7 @@ def options_for(app: Any) -> StalenessOptions:
     return opts if isinstance(opts, StalenessOptions) else StalenessOptions()
 
 
-class StalenessDashboard(WorkerErrorsToApp, Vertical):
+class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
     BINDINGS = [
         Binding("s", "start", "Start pass", id="staleness.start",
                 tooltip="Start a staleness pass against the repos (live counts and log)"),
@@ -58,12 +59,19 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                 tooltip="Repos a pass checks for this database: add or remove (remembered)"),
         Binding("e", "revise", "Revise", id="staleness.revise",
                 tooltip="Revise the highlighted fact (also Enter): pin, diff, four fixes"),
-        Binding("space", "mark", "Mark", id="staleness.mark",
+        Binding("space,m", "mark", "Mark", id="staleness.mark",
                 tooltip="Mark / unmark the highlighted fact for bulk triage"),
         Binding("y", "bulk_still_true", "Still true", show=False, id="staleness.still_true",
                 tooltip="Still true at HEAD: re-pin the marked (or highlighted) facts"),
         Binding("w", "bulk_downgrade", "Downgrade", show=False, id="staleness.downgrade",
                 tooltip="Downgrade the marked (or highlighted) facts: confidence × factor"),
+        Binding("E", "bulk_elsewhere", "Re-verify elsewhere", show=False,
+                id="staleness.elsewhere",
+                tooltip="Select every matching fact whose file changed only elsewhere (no "
+                        "changed line mentions it) and re-verify them all at HEAD (asks first)"),
+        Binding("l", "toggle_follow", "Follow", id="staleness.follow",
+                tooltip="Follow: watch the repos' HEADs and run a pass a few seconds after "
+                        "each commit, checkout, pull or rebase"),
         Binding("delete", "retract", "Retract", show=False, id="staleness.retract",
                 tooltip="Retract the highlighted fact (asks first; r is Reload here)"),
         Binding("n", "new_fact", "New fact", id="staleness.new", tooltip="New fact"),
@@ -82,6 +90,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.controller = PassController(self)
         self.last_error: str | None = None
         self.last_bulk: Any = None
+        self.follow_lines: list[str] = []
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -252,6 +261,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         if not st.check_only:
             self.app.post_message(StoreChanged())
         self.panel.reload()
+        self.follow_ended(st)
 
     def _fail(self, st: PassState | None, error: str) -> None:
         """End the pass (if one ran) and say why; the dashboard is ready for another."""
@@ -337,7 +347,10 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
         confirm_bulk(self.mapp, kind, facts, list(self.repos), self.options.factor, done)
 
-    @on(DataTable.RowSelected, "#flagged-table")
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    def action_bulk_elsewhere(self) -> None:
+        reverify_elsewhere(self)
+
+    @on(ResultsTable.RowSelected, "#flagged-table")
+    def _selected(self, event: ResultsTable.RowSelected) -> None:
         event.stop()
         self.action_revise()

@@ -1,12 +1,11 @@
-"""The flagged facts: stale / unresolved rows, filterable by verdict, subject and repo, with
-pin, reason and drift (computed lazily for the rows on screen, in a worker), and marks for bulk
-triage. Under time travel only rows believed at ``as_of`` are listed (verdicts stay the last
-pass's, as the banner says)."""
+"""The flagged facts: every stale / unresolved row, filterable by verdict, subject and repo, with
+pin, reason, drift and triage (does the change touch what the fact says?) — drift and triage are
+computed lazily for the rows on screen, in a thread worker — and marks for bulk triage. Under
+time travel only rows believed at ``as_of`` are listed (verdicts stay the last pass's, as the
+banner says)."""
 
 from __future__ import annotations
 
-import contextlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -16,45 +15,61 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
-from textual.worker import get_current_worker
+from textual.widgets import Input, Static
 
-from memharness_tui.tui.render import believed_at, cell, freshness_badge
-from memharness_tui.tui.services.git import GitView, Judged, judge_facts
+from memharness_tui.tui.render import believed_at, cell, freshness_badge, theme_color
+from memharness_tui.tui.services.git import (
+    Judged,
+    judge_facts,
+)
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.widgets.results_table import Col
+from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
+from memharness_tui.tui.widgets.staleness.row_analysis import LazyRowAnalysis, RowInfo
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.git import Drift
+    pass
 
-FLAGGED_LIMIT = 2000  # flagged rows read from the store
-FLAGGED_SHOWN = 300  # rows put in the table (a DataTable measures every cell)
 VERDICT_FILTERS = (None, "stale", "unresolved")
-FLAGGED_COLUMNS = (("mark", " "), ("id", "ID"), ("verdict", "Verdict"), ("fact", "Fact"),
-                   ("reason", "Reason"), ("drift", "Drift"), ("pin", "Pin"),
-                   ("subject", "Subject"), ("repo", "Repo"))
-NARROW = 110  # below this width, fact and reason cells are cut shorter
+SORTS = ("id", "triage")
+#: the triage column: outcome → (label, theme colour name, fallback colour)
+TRIAGE_LOOK = {
+    "touches": ("touches it", "error", "red"),
+    "moved": ("moved", "warning", "yellow"),
+    "deleted": ("deleted", "error", "red"),
+    "elsewhere": ("elsewhere", "success", "green"),
+    "unknown": ("unknown", "", "dim"),
+}
 
 
-@dataclass
-class RowInfo:
-    """What git says about a flagged row now (reason, repo), and its drift once computed."""
+def flagged_columns(id_width: int) -> list[Col]:
+    """The table's columns; the least needed ones drop out first on a narrow screen."""
+    return [
+        Col("mark", " ", 1, min_width=1),
+        Col("id", "ID", max(2, id_width), justify="right", min_width=2),
+        Col("verdict", "Verdict", 12, min_width=12),
+        Col("triage", "Triage", 10, min_width=10),
+        Col("fact", "Fact", None, min_width=16),
+        Col("reason", "Reason", 34, min_total=100),
+        Col("drift", "Drift", 16, min_total=120),
+        Col("pin", "Pin", 22, min_total=140),
+        Col("subject", "Subject", 14, min_total=155),
+        Col("repo", "Repo", 12, min_total=170),
+    ]
 
-    judged: Judged | None = None
-    drift: Drift | None = None
-    drift_done: bool = False
 
-
-class FlaggedPanel(WorkerErrorsToApp, Vertical):
+class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
     BINDINGS = [
-        Binding("a", "mark_all", "Mark all shown", show=False, id="staleness.mark_all",
-                tooltip="Mark every fact the filters show (again: unmark them)"),
+        Binding("a", "mark_all", "Mark all", show=False, id="staleness.mark_all",
+                tooltip="Mark every fact the filters match (again: unmark them)"),
         Binding("v", "cycle_verdict", "Verdict filter", show=False, id="staleness.verdict",
                 tooltip="Filter by verdict: all → stale → unresolved"),
         Binding("o", "cycle_repo", "Repo filter", show=False, id="staleness.repo",
                 tooltip="Filter by repo (with several repos)"),
         Binding("f", "focus_filter", "Subject filter", show=False, id="staleness.filter",
                 tooltip="Filter by subject (type; Enter or Esc back to the table)"),
+        Binding("b", "cycle_sort", "Sort", show=False, id="staleness.sort",
+                tooltip="Sort by id, or by triage (touches it, moved, deleted, elsewhere)"),
         Binding("escape", "leave_filter", "To table", show=False, id="staleness.leave_filter"),
     ]
 
@@ -67,40 +82,34 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self.drift_delay = drift_delay
         self.flagged: list[Any] = []
         self.flagged_total = 0
-        self._filtered_load = False
         self.shown: list[Any] = []
         self.rows: dict[int, RowInfo] = {}
         self.marked: set[int] = set()
         self.verdict_filter: str | None = None
         self.repo_filter: str | None = None
+        self.sort = "id"
+        self.analysing = 0  # rows left to triage before a sort / bulk selection can finish
         self._drift_timer: Timer | None = None
         self._loaded = False
         self._needs_load = False
+        self._id_width = 2
 
     @property
-    def narrow(self) -> bool:
-        return 0 < self.size.width < NARROW
+    def table(self) -> FlaggedTable:
+        return self.query_one("#flagged-table", FlaggedTable)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="dash-filters"):
             yield Static(id="dash-filters-label")
             yield Input(placeholder="subject filter (f)", id="flagged-filter", compact=True)
-        yield DataTable(id="flagged-table", cursor_type="row", zebra_stripes=True)
+        yield FlaggedTable(flagged_columns(self._id_width), id="flagged-table")
 
     def on_mount(self) -> None:
-        table = self.query_one("#flagged-table", DataTable)
-        self._add_columns(table)
-        self.watch(table, "scroll_y", self._scrolled, init=False)
+        self.watch(self.table, "scroll_y", self._scrolled, init=False)
         self.reload()
 
     def on_resize(self) -> None:
-        narrow = self.narrow
-        if narrow != getattr(self, "_was_narrow", None):
-            self._was_narrow = narrow
-            if self._loaded:
-                self._fill()
-                return
-        self._schedule_drift()
+        self._schedule_drift()  # more (or other) rows may be on screen
 
     def watch_repos(self) -> None:
         self.reload()
@@ -133,25 +142,39 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
     async def _load_flagged(self) -> None:
-        page = await self.app.service.flagged(self.verdict_filter, FLAGGED_LIMIT)
+        page = await self.app.service.flagged(None)  # every flagged fact: the table is virtual
         facts, total = page.facts, page.total
+        old = self.rows
+        # show the rows at once (what was known about them stays); git judges them meanwhile
+        self.rows = {f.id: old.get(f.id) or RowInfo() for f in facts}
+        self._take(facts, total)
         judged = await judge_facts(list(self.repos), facts)
         self.app.session.note_seen({fid: j.reason for fid, j in judged.items() if j is not None})
-        old = self.rows
+        shown_meanwhile = self.rows
         self.rows = {}
         for f in facts:
             info = RowInfo(judged.get(f.id))
-            prev = old.get(f.id)
-            if prev is not None and prev.drift_done and _same_place(prev.judged, info.judged):
-                info.drift, info.drift_done = prev.drift, True
+            prev = shown_meanwhile.get(f.id)
+            if prev is not None and (prev.judged is None  # analysed just now, at this HEAD
+                                     or _same_place(prev.judged, info.judged)):
+                info.drift, info.drift_done = prev.drift, prev.drift_done
+                info.triage, info.triage_done = prev.triage, prev.triage_done
             self.rows[f.id] = info
+        self._take(facts, total)
+        self._loaded = True
+
+    def _take(self, facts: list[Any], total: int) -> None:
         self.flagged = facts
         self.flagged_total = total
         self.marked &= {f.id for f in facts}
+        width = len(str(max((f.id for f in facts), default=0)))
+        if width != self._id_width:
+            self._id_width = width
+            self.table.columns = flagged_columns(width)
         self._fill()
-        self._loaded = True
 
     def filtered(self) -> list[Any]:
+        """Every loaded fact the filters match, in the chosen order."""
         needle = self.query_one("#flagged-filter", Input).value.strip().casefold()
         out = []
         for f in self.flagged:
@@ -166,28 +189,25 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
                 if j is None or j.repo != self.repo_filter:
                     continue
             out.append(f)
+        if self.sort == "triage":
+            out.sort(key=self._triage_rank)
         return out
 
-    @staticmethod
-    def _add_columns(table: DataTable[Any]) -> None:
-        for key, label in FLAGGED_COLUMNS:
-            table.add_column(label, key=key)
+    def _triage_rank(self, f: Any) -> tuple[int, int]:
+        t = self.rows.get(f.id, RowInfo()).triage
+        return (t.rank if t is not None else 99, f.id)
 
     def _fill(self) -> None:
-        table = self.query_one("#flagged-table", DataTable)
-        keep = table.cursor_row
-        was = self.shown[keep].id if 0 <= keep < len(self.shown) else None
-        self.shown = self.filtered()[:FLAGGED_SHOWN]
-        table.clear(columns=True)  # columns too: their widths shrink back to the content
-        self._add_columns(table)
-        for f in self.shown:
-            table.add_row(*self._cells(f), key=str(f.id))
-        if self.shown:
-            ids = [f.id for f in self.shown]
-            row = ids.index(was) if was in ids else min(keep, len(self.shown) - 1)
-            table.move_cursor(row=row, animate=False)  # on the same fact when it is still here
+        table = self.table
+        keep = table.cursor_key
+        self.shown = self.filtered()
+        table.set_source([str(f.id) for f in self.shown], self._row_cells, keep=keep,
+                         cursor=table.cursor_row)
         self._show_filters()
         self._schedule_drift()
+
+    def _row_cells(self, index: int) -> list[Text]:
+        return self._cells(self.shown[index])
 
     def _cells(self, f: Any) -> list[Text]:
         info = self.rows.get(f.id, RowInfo())
@@ -197,13 +217,26 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             mark,
             Text(str(f.id), style="dim"),
             freshness_badge(self.app, f.freshness, True),
-            cell(f.fact, max_len=30 if self.narrow else 46),
+            self._triage_cell(info),
+            cell(f.fact, max_len=200),  # the table cuts it to the column
             self._reason_cell(f, info),
             self._drift_cell(info),
             cell(pin, "dim", max_len=36),
             cell(f.subject, max_len=18),
             cell(self.short(info.judged.repo) if info.judged else "—", "dim", max_len=24),
         ]
+
+    def _triage_cell(self, info: RowInfo) -> Text:
+        if not info.triage_done:
+            return Text("…", style="dim")
+        t = info.triage
+        if t is None:
+            return Text("—", style="dim")
+        label, colour, fallback = TRIAGE_LOOK.get(t.outcome, (t.outcome, "", "dim"))
+        if not colour:
+            return Text(label, style=fallback)
+        style = theme_color(self.app, colour, fallback)
+        return Text(label, style=f"bold {style}" if t.outcome != "elsewhere" else style)
 
     def _reason_cell(self, f: Any, info: RowInfo) -> Text:
         reason = self.pass_reasons.get(f.id)
@@ -213,7 +246,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
                 reason = f"now {info.judged.freshness}: {reason}"
         if reason is None:
             return Text("—" if self.repos else "no repo to ask", style="dim")
-        return cell(reason, max_len=38 if self.narrow else 52)
+        return cell(reason, max_len=120)
 
     @staticmethod
     def _drift_cell(info: RowInfo) -> Text:
@@ -235,10 +268,8 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         t = Text()
         n_all, n = len(self.flagged), len(self.shown)
         t.append(f"{max(n_all, self.flagged_total):,} flagged", style="bold")
-        if self.flagged_total > n_all:
-            t.append(f" (first {n_all:,} loaded, {n:,} shown)")
-        elif n != n_all:
-            t.append(f" ({n:,} shown)")
+        if n != n_all:
+            t.append(f" ({n:,} match)")
         t.append("  ·  verdict ", style="dim")
         t.append(self.verdict_filter or "all", style="bold" if self.verdict_filter else "")
         t.append(" (v)", style="dim")
@@ -247,8 +278,13 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             t.append(self.short(self.repo_filter) if self.repo_filter else "all",
                      style="bold" if self.repo_filter else "")
             t.append(" (o)", style="dim")
+        t.append("  ·  sort ", style="dim")
+        t.append(self.sort, style="bold" if self.sort != "id" else "")
+        t.append(" (b)", style="dim")
+        if self.analysing:
+            t.append(f"  ·  triaging {self.analysing:,}…", style="italic")
         if self.marked:
-            t.append(f"  ·  {len(self.marked)} marked", style="bold reverse")
+            t.append(f"  ·  {len(self.marked):,} marked", style="bold reverse")
         if self.as_of:
             t.append(f"  ·  believed at {self.as_of[:16]}; verdicts from the last pass",
                      style="bold")
@@ -262,22 +298,18 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
 
     @on(Input.Submitted, "#flagged-filter")
     def _filter_done(self) -> None:
-        self.query_one("#flagged-table", DataTable).focus()
+        self.table.focus()
 
     def action_focus_filter(self) -> None:
         self.query_one("#flagged-filter", Input).focus()
 
     def action_leave_filter(self) -> None:
-        self.query_one("#flagged-table", DataTable).focus()
+        self.table.focus()
 
     def action_cycle_verdict(self) -> None:
         i = VERDICT_FILTERS.index(self.verdict_filter)
         self.verdict_filter = VERDICT_FILTERS[(i + 1) % len(VERDICT_FILTERS)]
-        if self.flagged_total > len(self.flagged) or self._filtered_load:
-            self._filtered_load = self.verdict_filter is not None
-            self.reload()  # the store filters, so a big list is not cut before the filter
-        else:
-            self._fill()
+        self._fill()
 
     def action_cycle_repo(self) -> None:
         known = sorted({i.judged.repo for i in self.rows.values() if i.judged is not None})
@@ -286,64 +318,16 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self.repo_filter = choices[(i + 1) % len(choices)]
         self._fill()
 
-    # ----- drift, lazily for the rows on screen --------------------------------------------
-    def _scrolled(self, _value: float) -> None:
-        self._schedule_drift()
-
-    def _schedule_drift(self) -> None:
-        if self._drift_timer is not None:
-            self._drift_timer.stop()
-        delay = self.drift_delay
-        if delay <= 0:
-            self.compute_visible_drift()
-        else:
-            self._drift_timer = self.set_timer(delay, self.compute_visible_drift)
-
-    def visible_ids(self) -> list[int]:
-        table = self.query_one("#flagged-table", DataTable)
-        if table.size.height <= 1:  # not laid out (a hidden tab): nothing is on screen yet
-            return []
-        first = int(table.scroll_y)
-        height = table.size.height - 1  # minus the header row
-        return [f.id for f in self.shown[first:first + height + 1]]
-
-    def compute_visible_drift(self) -> None:
-        wanted = []
-        for fid in self.visible_ids():
-            info = self.rows.get(fid)
-            if info is not None and not info.drift_done and info.judged is not None \
-                    and info.judged.resolved and info.judged.freshness != "unresolved":
-                wanted.append(fid)
-        if wanted:
-            facts = {f.id: f for f in self.shown}
-            self._drift_worker([(fid, facts[fid].source_commit, facts[fid].source_path,
-                                 self.rows[fid].judged.repo) for fid in wanted],  # type: ignore[union-attr]
-                               list(self.repos))
-
-    @work(thread=True, exclusive=True, group="drift", exit_on_error=False)
-    def _drift_worker(self, items: list[tuple[int, str, str | None, str]],
-                      repos: list[str]) -> None:
-        worker = get_current_worker()
-        view = GitView(repos)
-        for fid, commit, path, repo in items:
-            if worker.is_cancelled:
-                return
-            drift = view.drift(commit, path, repo)
-            self.app.call_from_thread(self._set_drift, fid, drift)
-
-    def _set_drift(self, fid: int, drift: Drift | None) -> None:
-        info = self.rows.get(fid)
-        if info is None:
-            return
-        info.drift, info.drift_done = drift, True
-        table = self.query_one("#flagged-table", DataTable)
-        with contextlib.suppress(CellDoesNotExist, RowDoesNotExist):  # the row left meanwhile
-            table.update_cell(str(fid), "drift", self._drift_cell(info), update_width=True)
+    def action_cycle_sort(self) -> None:
+        self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+        if self.sort == "triage":
+            self.triage_all(self._fill)  # every matching row needs its outcome to be sorted
+        self._fill()
 
     # ----- selection and actions ----------------------------------------------------------
     def current_fact(self) -> Any | None:
-        table = self.query_one("#flagged-table", DataTable)
-        if not self.shown or table.cursor_row is None or table.cursor_row >= len(self.shown):
+        table = self.table
+        if not self.shown or table.cursor_row >= len(self.shown):
             return None
         return self.shown[table.cursor_row]
 
@@ -352,20 +336,24 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         if f is None:
             return
         self.marked ^= {f.id}
-        table = self.query_one("#flagged-table", DataTable)
-        table.update_cell(str(f.id), "mark",
-                          Text("●", style="bold") if f.id in self.marked else Text(" "))
+        table = self.table
+        table.refresh_row(str(f.id))
         if table.cursor_row < len(self.shown) - 1:
-            table.move_cursor(row=table.cursor_row + 1, animate=False)
+            table.move_cursor(row=table.cursor_row + 1)
         self._show_filters()
 
     def action_mark_all(self) -> None:
+        """Mark every fact the filters match (all of them, not only those on screen)."""
         ids = {f.id for f in self.shown}
         if ids and ids <= self.marked:
             self.marked -= ids
+            self.app.notify(f"Unmarked {len(ids):,} facts.", timeout=3)
         else:
             self.marked |= ids
-        self._fill()
+            self.app.notify(f"Marked {len(ids):,} facts: every one the filters match "
+                            "(y still true, w downgrade).", timeout=4)
+        self.table.refresh_rows()
+        self._show_filters()
 
     def targets(self) -> list[Any]:
         """The marked facts, or the highlighted one."""
@@ -373,6 +361,11 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             return [f for f in self.flagged if f.id in self.marked]
         f = self.current_fact()
         return [f] if f is not None else []
+
+    def with_outcome(self, outcome: str) -> list[Any]:
+        """The matching facts whose triage is ``outcome`` (rows triaged so far)."""
+        return [f for f in self.shown if (t := self.rows[f.id].triage) is not None
+                and t.outcome == outcome]
 
 
 def _same_place(a: Judged | None, b: Judged | None) -> bool:

@@ -1,4 +1,4 @@
-"""One line: the repos a pass checks, the check-only toggle, and the read-only note."""
+"""One line: the repos a pass checks, the check-only and follow toggles, the read-only note."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ class RepoBar(Static):
     repos: reactive[tuple[str, ...]] = reactive((), init=False)
     check_only: reactive[bool] = reactive(False, init=False)
     readonly: reactive[bool] = reactive(False, init=False)
+    following: reactive[bool] = reactive(False, init=False)
 
     def __init__(self, short: Callable[[str], str], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -33,6 +34,9 @@ class RepoBar(Static):
     def watch_readonly(self) -> None:
         self._draw()
 
+    def watch_following(self) -> None:
+        self._draw()
+
     def _draw(self) -> None:
         t = Text()
         t.append("Repos ", style="bold")
@@ -46,6 +50,9 @@ class RepoBar(Static):
         t.append("  ·  check-only ", style="dim")
         t.append("on" if self.check_only else "off", style="bold" if self.check_only else "dim")
         t.append(" (k)", style="dim")
+        if self.following:
+            t.append("  ·  following HEAD", style="bold")
+            t.append(" (l)", style="dim")
         if self.readonly:
             t.append("  ·  read-only store: passes only check", style="bold")
         self.update(t)

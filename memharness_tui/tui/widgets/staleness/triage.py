@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rich.text import Text
+
 from memharness_tui.tui.services.store import BulkResult
 
 
@@ -18,10 +20,17 @@ def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str]
     n = len(facts)
     ids = " ".join(f"#{f.id}" for f in facts[:20]) + (" …" if n > 20 else "")
     plural = "s" if n != 1 else ""
-    if kind == "still_true":
+    if kind == "elsewhere":
+        title = (f"Still true at HEAD: {n} fact{plural} whose file changed only elsewhere?")
+        detail = (_listing(facts) + "\n\nThe diff from each pin to HEAD changed its file, but "
+                  "no changed line mentions anything the fact says. Each is revised with the "
+                  "same text, pinned at HEAD, and recorded as current (by you, as a revision).")
+        label = "Re-verify all"
+    elif kind == "still_true":
         title = f"Still true at HEAD: {n} fact{plural}?"
-        detail = (f"{ids}\n\nEach is revised with the same text, pinned at HEAD (same path), "
-                  "and recorded as current. Facts whose path is gone at HEAD are skipped.")
+        detail = (f"{ids}\n\nEach is revised with the same text, pinned at HEAD (same path, or "
+                  "the new path when git finds the file moved), and recorded as current. "
+                  "Facts not true at HEAD are skipped.")
         label = "Still true"
     else:
         title = f"Downgrade {n} fact{plural}?"
@@ -33,7 +42,7 @@ def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str]
         if not ok:
             return
         try:
-            if kind == "still_true":
+            if kind in ("still_true", "elsewhere"):
                 result = await app.service.still_true(list(facts), list(repos))
                 verb = "Re-verified at HEAD:"
             else:
@@ -45,3 +54,45 @@ def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str]
         done(verb, result)
 
     app.push_screen(ConfirmScreen(title, detail, confirm=label), answered)
+
+
+def _listing(facts: Sequence[Any], limit: int = 500) -> str:
+    """One line per fact: ``#12  text  (path)`` (the confirmation cleans the text)."""
+    lines = []
+    for f in facts[:limit]:
+        text = " ".join(str(f.fact).split())
+        text = text if len(text) <= 70 else text[:69] + "…"
+        lines.append(f"#{f.id}  {text}" + (f"  ({f.source_path})" if f.source_path else ""))
+    if len(facts) > limit:
+        lines.append(f"… and {len(facts) - limit} more")
+    return "\n".join(lines)
+
+
+def reverify_elsewhere(dash: Any) -> None:
+    """Triage every matching row of the dashboard's flagged table, select the *elsewhere*
+    ones (the file changed, no changed line mentions the fact), confirm, re-verify them."""
+    panel = dash.panel
+
+    def chosen() -> None:
+        facts = panel.with_outcome("elsewhere")
+        if not facts:
+            dash.mapp.notify("No flagged fact here changed only elsewhere in its file.",
+                             timeout=4)
+            return
+        panel.marked = {f.id for f in facts}
+        panel.table.refresh_rows()
+        panel._show_filters()
+
+        def done(verb: str, result: Any) -> None:
+            panel.marked -= {f.id for f in facts}
+            dash.last_bulk = result
+            dash.mapp.notify(result.summary(verb), title="triage",
+                             severity="information" if result.changed else "warning",
+                             timeout=6)
+            dash.log_line(Text(f"— triage (elsewhere): {result.summary(verb)}",
+                               style="bold"))
+
+        confirm_bulk(dash.mapp, "elsewhere", facts, list(dash.repos), dash.options.factor,
+                     done)
+
+    panel.triage_all(chosen)
