@@ -45,10 +45,16 @@ DOWNGRADE_AGENTS = (DOWNGRADE_AGENT, "memharness-tui/downgrade")  # a pass's, th
 _PAGE = 2000
 
 
-def summary_line(checked: int, current: int, stale: int, unresolved: int, backfilled: int) -> str:
-    """``checked N / current C / stale S / unresolved U`` (+ `` / backfilled B`` when non-zero)."""
-    line = f"checked {checked} / current {current} / stale {stale} / unresolved {unresolved}"
-    return line + (f" / backfilled {backfilled}" if backfilled else "")
+def summary_line(checked: int, current: int, stale: int, unresolved: int, backfilled: int,
+                 *, grouped: bool = False) -> str:
+    """``checked N / current C / stale S / unresolved U`` (+ `` / backfilled B`` when non-zero).
+
+    The headless command prints plain digits, as the reference bin does; the app passes
+    ``grouped=True`` so its numbers read one way (``11,000``) everywhere on screen.
+    """
+    n = "{:,}".format if grouped else str
+    line = f"checked {n(checked)} / current {n(current)} / stale {n(stale)} / unresolved {n(unresolved)}"
+    return line + (f" / backfilled {n(backfilled)}" if backfilled else "")
 
 
 def stale_ids_line(ids: Sequence[int]) -> str:

@@ -533,3 +533,11 @@ def test_argument_errors(scenario: Scenario, tmp_path: Path) -> None:
             StalenessPass(tmp_path / "m.db", [scenario.path], factor=bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="batch_size"):
         StalenessPass(tmp_path / "m.db", [scenario.path], batch_size=0)
+
+
+def test_summary_line_digits_are_plain_headless_and_grouped_on_screen() -> None:
+    # The headless line is the reference bin's (plain digits); the app groups thousands.
+    assert summary_line(30000, 12000, 17000, 1000, 0) == (
+        "checked 30000 / current 12000 / stale 17000 / unresolved 1000")
+    assert summary_line(30000, 12000, 17000, 1000, 2500, grouped=True) == (
+        "checked 30,000 / current 12,000 / stale 17,000 / unresolved 1,000 / backfilled 2,500")

@@ -147,15 +147,15 @@ class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
             summary.append(" for ")
             summary.append(clean(subject, single_line=True, max_len=40), style="italic")
         summary.append(":  ")
-        summary.append(f"{len(diff.learned)} learned", style=ok)
+        summary.append(f"{len(diff.learned):,} learned", style=ok)
         summary.append("  ·  ")
-        summary.append(f"{len(diff.revised)} revised", style=warn)
+        summary.append(f"{len(diff.revised):,} revised", style=warn)
         summary.append("  ·  ")
-        summary.append(f"{len(diff.retracted)} retracted", style=bad)
+        summary.append(f"{len(diff.retracted):,} retracted", style=bad)
         if not (diff.learned or diff.revised or diff.retracted):
             summary.append("  — nothing changed; try an earlier date", style="dim")
         if max(len(diff.learned), len(diff.revised), len(diff.retracted)) > ROWS_PER_SECTION:
-            summary.append(f"  (first {ROWS_PER_SECTION} of each shown)", style="dim")
+            summary.append(f"  (first {ROWS_PER_SECTION:,} of each shown)", style="dim")
         self.query_one("#diff-summary", Static).update(summary)
         if keep and table.row_count:  # a refresh: the cursor stays where it was
             table.move_cursor(row=min(keep, table.row_count - 1), animate=False)

@@ -49,7 +49,7 @@ class PassCounters(Vertical):
         from memharness_tui.staleness.runner import summary_line
 
         summary = Text(summary_line(ev.checked, ev.current, ev.stale, ev.unresolved,
-                                    ev.backfilled), style="bold")
+                                    ev.backfilled, grouped=True), style="bold")
         took = Text()
         took.append(f"took {st.elapsed:.2f} s", style="bold")
         if ev.checked and st.elapsed > 0:
