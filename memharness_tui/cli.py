@@ -7,53 +7,65 @@ input with one line on stderr — never a traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
 from typing import Any, NoReturn
 
+from . import cli_args
+from .cli_args import UsageError
+from .cli_text import json_visible, one_line, visible_tree
 from .store import FakeClock, MemharnessError, Store
 from .store import formats as fmt
 from .store.timeutil import normalize_iso
 from .store.types import FRESHNESS_FILTERS, KINDS
 
 PROG = "memharness-tui"
+DB_HELP = (
+    "the database file (default: $MEMHARNESS_DB, else $XDG_DATA_HOME/memharness/memory.db "
+    "or ~/.memharness/memory.db, as the memharness server finds it)"
+)
 
-
-class UsageError(Exception):
-    """Bad command-line usage (reported as one line, exit 2)."""
+_integer = cli_args.integer
+_number = cli_args.number
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = cli_args.NEGATIVE_VALUE
+
     def error(self, message: str) -> NoReturn:  # one line, not usage + traceback
-        raise UsageError(message)
-
-
-def _number(text: str) -> int | float:
-    """Parse a number leaving range and integrality checks to the store (specific messages)."""
-    try:
-        return int(text)
-    except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        raise UsageError(cli_args.rewrite_argparse_message(message))
 
 
 def _common(parser: argparse.ArgumentParser, *, write: bool = False) -> None:
     # SUPPRESS: a --db given before the subcommand must not be reset to None here.
     parser.add_argument(
         "--db", metavar="PATH", default=argparse.SUPPRESS,
-        help="database file (default: SPEC §1 location)",
+        help=DB_HELP,
     )
     parser.add_argument("--json", action="store_true", help="machine-readable output on stdout")
-    if not write:
-        parser.add_argument(
-            "--now", metavar="ISO",
-            help="evaluate as if the current time were ISO (audits, repeatable output)",
-        )
+    parser.add_argument(
+        "--now", metavar="ISO",
+        # accepted by writes only to refuse it with the reason, not "unrecognized arguments"
+        help=argparse.SUPPRESS if write
+        else "evaluate as if the current time were ISO (audits, repeatable output)",
+    )
+
+
+def version_text() -> str:
+    """``memharness-tui 0.1.0 (SQLite 3.45.1)``: the SQLite library the store's driver runs."""
+    from . import __version__
+    from .store import db as store_db
+
+    driver = getattr(store_db, "sqlite3", None)
+    sqlite_version = getattr(driver, "sqlite_version", None) or "unknown"
+    return f"{PROG} {__version__} (SQLite {sqlite_version})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,9 +74,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Browse, time-travel and repair a memharness memory store. "
         "With no subcommand, opens the terminal app.",
     )
-    p.add_argument("--db", metavar="PATH", help="database file (default: SPEC §1 location)")
+    p.add_argument("--version", action="version", version=version_text())
+    p.add_argument("--db", metavar="PATH", help=DB_HELP)
     p.add_argument("--readonly", action="store_true", help="open the app read-only")
-    p.add_argument("--demo", action="store_true", help="open the app on a ready demo store")
+    p.add_argument("--demo", action="store_true",
+                   help="use the demo store (built on first use): the app, or a subcommand")
+    # --demo/--reset also serve the subcommands: see demo.apply_demo_args
+    p.add_argument("--reset", action="store_true",
+                   help="with --demo: rebuild the demo store and repo from scratch")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     r = sub.add_parser("recall", help="what the agent would recall")
@@ -73,8 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--subject", default="")
     r.add_argument("--kind", choices=KINDS)
     r.add_argument("--as-of", metavar="ISO", help="beliefs as they were at ISO")
-    r.add_argument("--limit", type=int, default=8)
-    r.add_argument("--max-tokens", type=int)
+    r.add_argument("--limit", type=_number, default=8)
+    r.add_argument("--max-tokens", type=_number)
     r.add_argument("--freshness", choices=FRESHNESS_FILTERS)
     r.add_argument(
         "--reinforce", action="store_true", help="update last_accessed_at like the agent's recall"
@@ -82,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("why", help="a fact with its supersession chain")
     _common(w)
-    w.add_argument("id", type=int)
+    w.add_argument("id", type=_integer)
 
     d = sub.add_parser("diff", help="learned / revised / retracted since a date")
     _common(d)
@@ -104,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("revise", help="supersede a fact with a corrected one")
     _common(v, write=True)
-    v.add_argument("id", type=int)
+    v.add_argument("id", type=_integer)
     v.add_argument("fact", help="the new text")
     v.add_argument("--confidence", type=_number, default=1.0)
     v.add_argument("--importance", type=_number)
@@ -114,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     f = sub.add_parser("forget", help="retract a fact by id or every fact with a source_ref")
     _common(f, write=True)
     group = f.add_mutually_exclusive_group(required=True)
-    group.add_argument("--id", type=int, dest="fact_id")
+    group.add_argument("--id", type=_integer, dest="fact_id")
     group.add_argument("--source-ref")
 
     try:
@@ -125,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_staleness(sub)
 
     sv = sub.add_parser("serve", help="serve the app to a browser on localhost")
-    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--port", type=_integer, default=8000)
     sv.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
     sv.add_argument("--demo", action="store_true")
     return p
@@ -158,11 +175,21 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _emit(args: argparse.Namespace, data: Any, text: str) -> None:
+def _emit(
+    args: argparse.Namespace, data: Any, render: Callable[[Any], str], result: Any = None
+) -> None:
+    """Print ``data`` as JSON, or ``render(result)`` (result defaults to data) as text.
+
+    On a terminal, control characters from the database are shown as escapes (see cli_text);
+    in a pipe the text is exactly what the agent's tools print.
+    """
+    tty = sys.stdout.isatty()
     if args.json:
-        print(json.dumps(data, default=_jsonable, ensure_ascii=False, indent=2))
-    else:
-        print(text)
+        text = json.dumps(data, default=_jsonable, ensure_ascii=False, indent=2)
+        print(json_visible(text) if tty else text)
+        return
+    shown = data if result is None else result
+    print(render(visible_tree(shown) if tty else shown))
 
 
 WRITE_COMMANDS = ("remember", "revise", "forget")
@@ -170,13 +197,15 @@ WRITE_COMMANDS = ("remember", "revise", "forget")
 
 def _open(args: argparse.Namespace, *, readonly: bool) -> Store:
     now = getattr(args, "now", None)
-    if now and not readonly:
+    if now is not None and not readonly:
         # A write under a faked clock would record false tx_at / retracted_at times.
-        raise UsageError("--now is for reads; it cannot be combined with a write")
+        raise UsageError(
+            "--now is for reads; it cannot be combined with a write (it would record false times)"
+        )
     if args.command in ("revise", "forget") and args.db and not os.path.exists(args.db):
         raise UsageError(f"no database at {args.db}")
-    clock = FakeClock(normalize_iso(now, "--now"), step_ms=0) if now else None
-    return Store.open(args.db, clock=clock, readonly=readonly, trust_clock=bool(now))
+    clock = FakeClock(normalize_iso(now, "--now"), step_ms=0) if now is not None else None
+    return Store.open(args.db, clock=clock, readonly=readonly, trust_clock=now is not None)
 
 
 def _cmd_recall(args: argparse.Namespace) -> int:
@@ -199,28 +228,28 @@ def _cmd_recall(args: argparse.Namespace) -> int:
         "used_fallback": r.used_fallback,
         "facts": r.facts,
     }
-    _emit(args, data, fmt.fmt_recall(r))
+    _emit(args, data, fmt.fmt_recall, r)
     return 0
 
 
 def _cmd_why(args: argparse.Namespace) -> int:
     with _open(args, readonly=True) as store:
         w = store.why(args.id)
-    _emit(args, w, fmt.fmt_why(w))
+    _emit(args, w, fmt.fmt_why)
     return 0
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     with _open(args, readonly=True) as store:
         d = store.diff(args.since, args.subject)
-    _emit(args, d, fmt.fmt_diff(d))
+    _emit(args, d, fmt.fmt_diff)
     return 0
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:
     with _open(args, readonly=True) as store:
         s = store.stats()
-    _emit(args, s, fmt.fmt_stats(s))
+    _emit(args, s, fmt.fmt_stats)
     return 0
 
 
@@ -235,8 +264,7 @@ def _cmd_remember(args: argparse.Namespace) -> int:
             kind=args.kind,
             **_provenance_args(args),
         )
-        fact = store.get(new_id)
-    _emit(args, {"id": new_id, "tx_at": tx_at}, f"Stored {fmt.fmt_fact(fact)}")
+    _emit(args, {"id": new_id, "tx_at": tx_at}, lambda _: f"Remembered as fact #{new_id}.")
     return 0
 
 
@@ -250,26 +278,66 @@ def _cmd_revise(args: argparse.Namespace) -> int:
             kind=args.kind,
             **_provenance_args(args),
         )
-        fact = store.get(new_id)
     data = {"old_id": old_id, "new_id": new_id, "tx_at": tx_at}
-    _emit(args, data, f"Revised #{old_id} → {fmt.fmt_fact(fact)}")
+    _emit(args, data, lambda _: f"Fact #{old_id} superseded by #{new_id}.")
     return 0
 
 
 def _cmd_forget(args: argparse.Namespace) -> int:
     with _open(args, readonly=False) as store:
         count, ids = store.forget(fact_id=args.fact_id, source_ref=args.source_ref)
-    text = (
-        f"Retracted {count} fact(s): " + ", ".join(f"#{i}" for i in ids)
-        if count
-        else "Nothing to retract (no live match)."
+    _emit(
+        args, {"retracted_count": count, "retracted_ids": ids}, lambda _: f"Retracted {count} fact(s)."
     )
-    _emit(args, {"retracted_count": count, "retracted_ids": ids}, text)
     return 0
+
+
+def _check_port(port: int) -> None:
+    """Refuse a port we cannot listen on before serving (textual-serve would announce the URL
+    and then fail with a traceback-shaped internal error)."""
+    if not 1 <= port <= 65535:
+        raise UsageError(f"--port must be between 1 and 65535, got {port}")
+    for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
+        try:
+            sock = socket.socket(family, socket.SOCK_STREAM)
+        except OSError:  # no IPv6 on this machine
+            continue
+        with sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind((host, port))
+            except OSError as exc:
+                if exc.errno == errno.EADDRINUSE:
+                    raise UsageError(
+                        f"port {port} is already in use on localhost; "
+                        "stop what is using it or choose another with --port"
+                    ) from None
+                if exc.errno == errno.EACCES:
+                    raise UsageError(
+                        f"not allowed to listen on port {port}; choose one above 1023 with --port"
+                    ) from None
+                if exc.errno == errno.EADDRNOTAVAIL:  # e.g. IPv6 configured off
+                    continue
+                raise UsageError(f"cannot listen on localhost:{port}: {exc.strerror}") from None
+
+
+def _check_serve_db(db: str | None) -> None:
+    """Open an existing database once, as each browser session's app will: a file it cannot
+    use (foreign, corrupt, too new) is one line now, not an error in every session."""
+    from .paths import default_db_path
+
+    path = os.path.expanduser(db if db is not None else default_db_path())
+    if os.path.exists(path):
+        with Store.open(path):
+            pass
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from .tui.serve import serve
+
+    if not args.demo:
+        _check_serve_db(args.db)
+    _check_port(args.port)
 
     app_args: list[str] = []
     if args.db:
@@ -293,19 +361,36 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 
 
 def _fail(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
     return 2
+
+
+def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """What only the command line can judge, before any file is opened."""
+    if args.readonly and args.command in WRITE_COMMANDS:
+        raise UsageError(f"--readonly cannot be combined with {args.command}")
+    cli_args.check_text_arguments(args, cli_args.command_parser(parser, args.command))
+    if args.db is not None:
+        cli_args.check_db_path(os.path.expanduser(args.db))
+    elif not getattr(args, "demo", False):
+        from .paths import default_db_path
+
+        cli_args.check_default_db(os.path.expanduser(default_db_path()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        if args.readonly and args.command in WRITE_COMMANDS:
-            raise UsageError(f"--readonly cannot be combined with {args.command}")
+        _check_arguments(parser, args)
     except UsageError as exc:
         return _fail(str(exc))
+    command_parser = cli_args.command_parser(parser, args.command)
     try:
+        if args.demo or args.reset:  # the demo store, built if needed (and announced)
+            from .demo import apply_demo_args
+
+            apply_demo_args(args)
         if args.command is None:
             from .tui.app import run_app
 
@@ -315,14 +400,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_staleness(args)
         return COMMANDS[args.command](args)
-    except (MemharnessError, UsageError) as exc:
+    except UsageError as exc:
         return _fail(str(exc))
+    except MemharnessError as exc:
+        return _fail(cli_args.name_flags(str(exc), command_parser))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:  # never a traceback for the user
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{PROG}: internal error: {type(exc).__name__}: {one_line(str(exc))}", file=sys.stderr)
         return 1
 
 

@@ -1,23 +1,34 @@
 """A demo store and a small git repo in the user cache folder, built deterministically.
 
-``ensure_demo()`` builds both once (or reuses them) and returns ``(db_path, repo_path)``. The repo
-is made with the ``git`` command line (fixed identity and dates), never pygit2: only the staleness
-engine touches git through a library. The store holds facts across subjects, revision chains, a
-backdated correction, retractions, and pins that a staleness pass finds current, stale and
-unresolved. Verdicts from an earlier pass (against the second commit) are already recorded, so the
-app shows badges at once and a fresh pass against HEAD finds more drift.
+``ensure_demo()`` builds both once (or reuses them) and returns ``(db_path, repo_path)``. Every
+date is relative to the day of the build (the timeline ends the day before), so the app's
+default windows, such as the Changes tab's last 30 days, have something to show; two builds on
+the same day are identical, down to the commit SHAs. The repo is made with the ``git`` command
+line (fixed identity), never pygit2: only the staleness engine touches git through a library.
+The store holds facts across subjects, revision chains, a backdated correction, retractions,
+and pins that a staleness pass finds current, stale and unresolved. Verdicts from an earlier
+pass (against the second commit) are already recorded, so the app shows badges at once and a
+fresh pass against HEAD finds more drift.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-DEMO_VERSION = "3"
+if TYPE_CHECKING:
+    import argparse
+
+DEMO_VERSION = "4"  # bump whenever the built demo changes: old ones are rebuilt
 MARKER = "demo-version"
 UNKNOWN_SHA = "deadbeef" * 5  # a well-formed SHA that resolves nowhere
 
@@ -31,6 +42,36 @@ _FILES_C1 = {
 _FILES_C2 = {"src/auth.py": 'SESSION_TTL_MINUTES = 60\nHASH = "argon2id"\n'}
 _FILES_C3 = {"src/config.py": "PORT = 9090\nDEBUG = False\n"}
 _DELETED_C3 = ("src/legacy.py",)
+
+
+START_DAYS_AGO = 56  # the timeline spans 55 days and ends the day before the build
+
+
+@functools.cache
+def build_day() -> date:
+    """The day the demo is built (UTC), fixed once per process so two builds always agree."""
+    return datetime.now(UTC).date()
+
+
+@dataclass(frozen=True)
+class _Timeline:
+    """Dates of the demo's story, counted in days from its first day."""
+
+    start: date
+
+    def at(self, days: int, hh_mm: str = "10:00") -> str:
+        return f"{self.start + timedelta(days=days):%Y-%m-%d}T{hh_mm}:00.000Z"
+
+    def day(self, days: int) -> str:
+        return f"{self.start + timedelta(days=days):%Y-%m-%d}"
+
+    def month_day(self, days: int) -> str:
+        d = self.start + timedelta(days=days)
+        return f"{d:%b} {d.day}"
+
+
+def timeline(today: date | None = None) -> _Timeline:
+    return _Timeline((today or build_day()) - timedelta(days=START_DAYS_AGO))
 
 
 @dataclass(frozen=True)
@@ -51,7 +92,7 @@ def _git_env(when: str) -> dict[str, str]:
     return env
 
 
-def _git(repo: Path, *args: str, when: str = "2026-09-01T09:00:00Z") -> str:
+def _git(repo: Path, *args: str, when: str = "2000-01-01T00:00:00Z") -> str:
     cmd = ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false",
            "-c", "core.autocrlf=false", *args]
     done = subprocess.run(cmd, cwd=repo, env=_git_env(when), check=True,
@@ -72,25 +113,27 @@ def _commit(repo: Path, message: str, when: str) -> str:
     return _git(repo, "rev-parse", "HEAD", when=when)
 
 
-def build_repo(repo: Path) -> _Commits:
+def build_repo(repo: Path, t: _Timeline | None = None) -> _Commits:
+    t = t or timeline()
     repo.mkdir(parents=True, exist_ok=True)
     _git(repo, "init", "-q")
     _write(repo, _FILES_C1)
-    c1 = _commit(repo, "Initial service skeleton", "2026-09-01T09:00:00Z")
+    c1 = _commit(repo, "Initial service skeleton", t.at(0, "09:00"))
     _write(repo, _FILES_C2)
-    c2 = _commit(repo, "Longer sessions; argon2id for passwords", "2026-09-20T14:30:00Z")
+    c2 = _commit(repo, "Longer sessions; argon2id for passwords", t.at(19, "08:30"))
     _write(repo, _FILES_C3)
     for rel in _DELETED_C3:
         (repo / rel).unlink()
-    c3 = _commit(repo, "Move to port 9090; drop the legacy importer", "2026-11-02T11:15:00Z")
+    c3 = _commit(repo, "Move to port 9090; drop the legacy importer", t.at(55, "11:15"))
     return _Commits(c1, c2, c3)
 
 
-def build_store(db_path: Path, commits: _Commits) -> None:
+def build_store(db_path: Path, commits: _Commits, t: _Timeline | None = None) -> None:
     from memharness_tui.store import FakeClock, Store
 
+    t = t or timeline()
     day = 86_400_000
-    clock = FakeClock("2026-09-01T10:00:00.000Z", 7 * 60_000)
+    clock = FakeClock(t.at(0), 7 * 60_000)
     s = Store.open(str(db_path), clock=clock)
     try:
         c1, c2 = commits.c1, commits.c2
@@ -116,7 +159,7 @@ def build_store(db_path: Path, commits: _Commits) -> None:
                    predicate="purpose", source_agent="claude-code", source_ref=ref1,
                    source_commit=c1)
         status1, _ = s.remember("project", "Release status: alpha", predicate="status",
-                                source_agent="human", source_ref="standup-2026-09-01")
+                                source_agent="human", source_ref=f"standup-{t.day(0)}")
         s.remember("user", "Prefers short answers with code first", predicate="style",
                    source_agent="claude-code", source_ref="session-41", kind="episodic")
         s.remember("user", "Run the test suite before every commit", predicate="workflow",
@@ -139,25 +182,26 @@ def build_store(db_path: Path, commits: _Commits) -> None:
                    source_agent="human", importance=4)
         clock.advance(9 * day)
         status2 = s.revise(status1, "Release status: beta", source_agent="human",
-                           source_ref="standup-2026-09-10")[1]
+                           source_ref=f"standup-{t.day(9)}")[1]
         clock.advance(10 * day)
         s.revise(ttl, "Sessions expire after 60 minutes", source_agent="claude-code",
                  **pin("src/auth.py", c2))
         s.forget(fact_id=scratch1)
         clock.advance(12 * day)
-        # A backdated correction: learned in October, true in the world since Sep 10 (then Sep 25).
+        # A backdated correction: learned on day 31, true in the world since day 9 (then day 24).
         pg, _ = s.remember("db", "Production runs PostgreSQL 15", predicate="production_engine",
                            source_agent="cursor", source_ref="runbook.md",
-                           valid_from="2026-09-10T00:00:00Z")
+                           valid_from=t.at(9, "00:00"))
         clock.advance(2 * day)
-        s.revise(pg, "Production runs PostgreSQL 16 (upgraded Sep 25)", source_agent="human",
-                 source_ref="ops-ticket-118", valid_from="2026-09-25T00:00:00Z", confidence=0.9)
+        s.revise(pg, f"Production runs PostgreSQL 16 (upgraded {t.month_day(24)})",
+                 source_agent="human", source_ref="ops-ticket-118", valid_from=t.at(24, "00:00"),
+                 confidence=0.9)
         clock.advance(20 * day)
         s.revise(status2, "Release status: generally available", source_agent="human",
-                 source_ref="launch-2026-11-05", importance=8)
+                 source_ref=f"launch-{t.day(53)}", importance=8)
         s.forget(source_ref="scratch:notes")
         # Verdicts from an earlier pass against the second commit; HEAD has moved since.
-        checked = "2026-10-01T08:00:00.000Z"
+        checked = t.at(30, "08:00")
         for fid, verdict in ((hashing, "stale"), (engine, "current"), (port, "current"),
                              (legacy, "current"), (deploy, "unresolved"),
                              (missing, "unresolved")):
@@ -166,21 +210,33 @@ def build_store(db_path: Path, commits: _Commits) -> None:
         s.close()
 
 
-def ensure_demo(cache_dir: Path | None = None) -> tuple[Path, Path]:
-    """Build (or reuse) the demo store and repo under ``cache_dir`` (default: user cache folder)."""
+def ensure_demo(
+    cache_dir: Path | None = None,
+    *,
+    rebuild: bool = False,
+    on_build: Callable[[], None] | None = None,
+) -> tuple[Path, Path]:
+    """Build (or reuse) the demo store and repo under ``cache_dir`` (default: user cache folder).
+
+    ``rebuild`` starts from scratch even when a current demo exists (every edit made in the demo
+    is lost); ``on_build`` is called just before a build starts, so a caller can say so.
+    """
     from memharness_tui.config import cache_dir as default_cache
 
     root = (cache_dir or default_cache()) / "demo"
     db_path, repo_path = root / "memory.db", root / "repo"
     marker = root / MARKER
-    if marker.exists() and marker.read_text().strip() == DEMO_VERSION and db_path.exists() \
-            and (repo_path / ".git").exists():
+    if not rebuild and marker.exists() and marker.read_text().strip() == DEMO_VERSION \
+            and db_path.exists() and (repo_path / ".git").exists():
         return db_path, repo_path
+    if on_build is not None:
+        on_build()
     root.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix="demo-build-", dir=root.parent))
     try:
-        commits = build_repo(staging / "repo")
-        build_store(staging / "memory.db", commits)
+        t = timeline()
+        commits = build_repo(staging / "repo", t)
+        build_store(staging / "memory.db", commits, t)
         for leftover in staging.glob("memory.db-*"):  # WAL/SHM after a clean close
             leftover.unlink()
         (staging / MARKER).write_text(DEMO_VERSION + "\n")
@@ -191,3 +247,37 @@ def ensure_demo(cache_dir: Path | None = None) -> tuple[Path, Path]:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return db_path, repo_path
+
+
+def reset_demo(cache_dir: Path | None = None) -> tuple[Path, Path]:
+    """Throw away the demo store and repo (with every edit made in them) and build them anew."""
+    return ensure_demo(cache_dir, rebuild=True)
+
+
+def apply_demo_args(args: argparse.Namespace) -> None:
+    """Resolve the CLI's ``--demo`` / ``--reset``: build the demo if needed, saying so on stderr.
+
+    For the app (no subcommand) ``args.demo`` stays set and the app opens the demo itself; for a
+    headless subcommand ``--demo`` stands for ``--db <demo store>`` (and, for ``staleness``
+    without ``--repo``, the demo's own repo), so every README example runs on the demo.
+    """
+    from memharness_tui.cli import UsageError
+
+    if not args.demo:
+        raise UsageError("--reset needs --demo: it rebuilds the demo store and repo")
+    if args.command == "serve":
+        return  # serve has its own --demo and passes it to the app it serves
+    if getattr(args, "db", None):
+        raise UsageError("--demo and --db cannot be combined: --demo opens the demo store")
+
+    def announce() -> None:
+        what = "rebuilding the demo store and repo from scratch" if args.reset \
+            else "building the demo store and repo (first run)"
+        print(f"{what}…", file=sys.stderr, flush=True)
+
+    db_path, repo_path = ensure_demo(rebuild=args.reset, on_build=announce)
+    if args.command is None:
+        return
+    args.db = str(db_path)
+    if args.command == "staleness" and not args.repo:
+        args.repo = [str(repo_path)]

@@ -78,17 +78,36 @@ def test_why_and_diff(v5: Path, capsys) -> None:
     assert out.startswith("Memory changes since 2026-01-10T00:00:00.000Z:\n\nLEARNED (1):")
 
 
-def test_write_commands(tmp_path: Path, capsys) -> None:
-    db = str(tmp_path / "new" / "m.db")
+def test_write_commands_print_the_agent_tools_text(tmp_path: Path, capsys) -> None:
+    # The reference's remember / revise / forget tools answer with exactly these lines.
+    db = str(tmp_path / "m.db")
     code, out, err = run(capsys, "remember", "user", "likes tea", "--db", db, "--importance", "7")
     assert code == 0, err
-    assert out.startswith("Stored [#1] user : likes tea  {conf=1.00, src=unknown, imp=7}")
-    code, out, _ = run(capsys, "revise", "1", "likes green tea", "--db", db, "--json")
-    assert code == 0 and json.loads(out)["new_id"] == 2
-    code, out, _ = run(capsys, "forget", "--id", "2", "--db", db)
-    assert code == 0 and out.strip() == "Retracted 1 fact(s): #2"
-    code, out, _ = run(capsys, "forget", "--id", "2", "--db", db)
-    assert code == 0 and "Nothing to retract" in out
+    assert out == "Remembered as fact #1.\n"
+    assert dump_facts(Path(db))[0]["importance"] == 7
+    code, out, _ = run(capsys, "revise", "1", "likes green tea", "--db", db)
+    assert code == 0 and out == "Fact #1 superseded by #2.\n"
+    code, out, _ = run(capsys, "revise", "2", "likes matcha", "--db", db, "--json")
+    assert code == 0 and json.loads(out)["new_id"] == 3
+    code, out, _ = run(capsys, "forget", "--id", "3", "--db", db)
+    assert code == 0 and out == "Retracted 1 fact(s).\n"
+    code, out, _ = run(capsys, "forget", "--id", "3", "--db", db)
+    assert code == 0 and out == "Retracted 0 fact(s).\n"
+    code, out, _ = run(capsys, "forget", "--id", "3", "--db", db, "--json")
+    assert json.loads(out) == {"retracted_count": 0, "retracted_ids": []}
+
+
+def test_a_db_in_a_missing_folder_is_refused_and_nothing_is_created(
+    tmp_path: Path, capsys
+) -> None:
+    db = tmp_path / "new" / "m.db"
+    code, out, err = run(capsys, "remember", "user", "likes tea", "--db", str(db))
+    assert code == 2 and out == ""
+    assert err == (
+        f"memharness-tui: error: no database at {db}: the folder {db.parent} does not exist; "
+        "nothing was created (check the path, or create the folder first)\n"
+    )
+    assert not db.parent.exists()
 
 
 @pytest.mark.parametrize(
@@ -97,12 +116,12 @@ def test_write_commands(tmp_path: Path, capsys) -> None:
         (["remember", "", "x"], "subject must be a non-empty string"),
         (["remember", "s", "x", "--confidence", "1.5"], "confidence must be a number in [0, 1]"),
         (["remember", "s", "x", "--importance", "5.5"], "importance must be an integer in [1, 10]"),
-        (["remember", "s", "x", "--valid-from", "2026-02-30"], "valid_from is not a valid date"),
+        (["remember", "s", "x", "--valid-from", "2026-02-30"], "--valid-from is not a valid date"),
         (["revise", "99", "x"], "no fact #99"),
         (["why", "99"], "no fact #99"),
         (["forget", "--source-ref", "  "], "refusing to retract everything"),
         (["recall", "--limit", "0"], "limit must be a positive integer"),
-        (["recall", "--as-of", "yesterday"], "as_of is not a valid ISO 8601"),
+        (["recall", "--as-of", "yesterday"], "--as-of is not a valid ISO 8601"),
         (["recall", "--kind", "weird"], "invalid choice"),
     ],
 )
@@ -150,7 +169,7 @@ def test_db_before_the_subcommand_is_honoured(tmp_path: Path, capsys) -> None:
     [
         (["--readonly", "remember", "s", "f"], "--readonly cannot be combined with remember"),
         (["recall", "x", "--reinforce", "--now", "2026-01-01"], "--now is for reads"),
-        (["remember", "s", "f", "--now", "2099-01-01"], "unrecognized arguments: --now"),
+        (["remember", "s", "f", "--now", "2099-01-01"], "--now is for reads; it cannot be combined"),
         (["why", "99999999999999999999"], "must be an integer fact id"),
         (["recall", "--limit", "99999999999999999999"], "limit must be a positive integer"),
         (["remember", "s\udcff", "f"], "lone surrogate"),
@@ -178,3 +197,79 @@ def test_now_pins_the_clock_for_reads(v5: Path, capsys) -> None:
     code, out, _ = run(capsys, "stats", "--db", str(v5), "--now", "2026-01-05T09:00:03.500Z")
     assert code == 0
     assert "Current beliefs: 3\n" in out
+
+
+def test_serve_on_a_busy_port_is_one_line_before_serving(v5: Path, capsys) -> None:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code, out, err = run(capsys, "serve", "--port", str(port), "--db", str(v5))
+    assert code == 2 and out == ""
+    assert err == (
+        f"memharness-tui: error: port {port} is already in use on localhost; "
+        "stop what is using it or choose another with --port\n"
+    )
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "８０００"])
+def test_serve_refuses_a_port_out_of_range(v5: Path, capsys, port: str) -> None:
+    code, _, err = run(capsys, "serve", "--port", port, "--db", str(v5))
+    assert code == 2 and err.count("\n") == 1 and "--port must be" in err
+
+
+def test_version_names_the_sqlite_library(capsys) -> None:
+    import sqlite3
+
+    from memharness_tui import __version__
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"memharness-tui {__version__} (SQLite ")
+    assert sqlite3.sqlite_version in out  # the stdlib driver until another is wired in
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["recall", "--max-tokens", "0"], "--max-tokens must be a positive integer, got 0"),
+        (["recall", "--limit", "٣"], "--limit must be a number written with the digits 0-9, got '٣'"),
+        (["forget", "--id", "x"], "--id must be an integer written with the digits 0-9, got 'x'"),
+        (["revise", "40", "x", "--source-commit", "\udcff"],
+         "--source-commit is not valid UTF-8 text: byte 0xff cannot be decoded "
+         "(it arrives as a lone surrogate); nothing was done"),
+        (["remember", "s", "f", "--confidence", "-inf"],
+         "--confidence must be a number in [0, 1], got -inf"),
+        (["remember", "s", "f", "--confidence", "٠.٥"],
+         "--confidence must be a number written with the digits 0-9, got '٠.٥'"),
+        (["recall", "x", "--now", ""],
+         "--now is not a valid ISO 8601 date or datetime: '' "
+         "(expected e.g. 2026-01-31 or 2026-01-31T14:05:00Z)"),
+    ],
+)
+def test_messages_name_the_flag_the_user_typed(v5: Path, capsys, argv, message) -> None:
+    code, out, err = run(capsys, *argv, "--db", str(v5))
+    assert (code, out, err) == (2, "", f"memharness-tui: error: {message}\n")
+
+
+def test_an_integral_limit_is_accepted_like_importance(v5: Path, capsys) -> None:
+    code, out, err = run(
+        capsys, "recall", "--subject", "user", "--limit", "2.0", "--max-tokens", "4e3",
+        "--db", str(v5), "--json",
+    )
+    assert code == 0, err
+    assert len(json.loads(out)["ids"]) == 2
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["recall", "--help"], ["remember", "--help"]])
+def test_help_says_where_the_database_is_in_words(capsys, argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "SPEC" not in out
+    assert "~/.memharness/memory.db" in " ".join(out.split())

@@ -2,7 +2,10 @@
 
 Only :mod:`memharness_tui.staleness.git` imports pygit2. The pure parts
 (:mod:`.pins`, :mod:`.verdicts`) have no I/O; :mod:`.runner` drives a pass
-through the Store; :mod:`.cli` is the headless ``memharness-tui staleness``.
+through the Store; :mod:`.cli` is the headless ``memharness-tui staleness``. Triage of stale facts:
+:mod:`.terms` and :mod:`.triage` are pure, :mod:`.analysis` is the cached service
+(``Triager``), :mod:`.report` renders Markdown/JSON and :mod:`.watch` runs passes
+when HEAD moves.
 """
 
 from typing import Any
@@ -22,7 +25,10 @@ __all__ = [
     "Pin",
     "RepoError",
     "StalenessPass",
+    "Triage",
+    "Triager",
     "Verdict",
+    "analyse",
     "checker_for",
     "classify",
     "find_repo",
@@ -38,6 +44,9 @@ _LAZY = {
     "PassProgress": "runner",
     "PassReport": "runner",
     "StalenessPass": "runner",
+    "Triage": "triage",
+    "Triager": "analysis",
+    "analyse": "analysis",
 }
 
 

@@ -83,6 +83,23 @@ def configure_parser(p: argparse.ArgumentParser) -> None:
         help="write even when fewer than half of the pins are in the repos (wrong repo?)",
     )
     p.add_argument("--batch-size", type=int, default=500, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help=(
+            "json / markdown: also print the stale facts grouped by triage (touches it, "
+            "moved, deleted, elsewhere) with evidence, to stdout"
+        ),
+    )
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="watch the repos' HEADs; run a pass a few seconds after each change (Ctrl+C stops)",
+    )
+    p.add_argument("--settle", type=float, default=3.0, help=argparse.SUPPRESS)
+    p.add_argument("--poll", type=float, default=1.0, help=argparse.SUPPRESS)
+    p.add_argument("--max-polls", type=int, default=None, help=argparse.SUPPRESS)
     p.set_defaults(func=run)
 
 
@@ -100,7 +117,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _error(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    from memharness_tui.cli_text import one_line
+
+    # one line, whatever the message quotes (a path or fact text may hold a newline or ESC)
+    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
     return 2
 
 
@@ -110,9 +130,11 @@ def _factor(args: argparse.Namespace) -> float:
         return 0.5
     if not getattr(args, "downgrade", False):
         raise _UsageError("--factor only makes sense with --downgrade")
+    from memharness_tui.cli_args import number
+
     try:
-        f = float(raw)
-    except (TypeError, ValueError):
+        f = float(number(raw))  # ASCII digits only: "٠.٥" is refused, not read as 0.5
+    except (TypeError, ValueError, argparse.ArgumentTypeError):
         raise _UsageError(f"--factor must be a number in (0, 1], got {raw!r}") from None
     if not math.isfinite(f) or not 0 < f <= 1:
         raise _UsageError(f"--factor must be a number in (0, 1], got {raw!r}")
@@ -152,6 +174,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.check and args.downgrade:
             raise _UsageError("--check and --downgrade cannot be combined")
+        fmt = getattr(args, "format", "text")
+        if args.json and fmt == "markdown":
+            raise _UsageError("--json and --format markdown cannot be combined")
         factor = _factor(args)
         batch = getattr(args, "batch_size", 500)
         if not isinstance(batch, int) or batch < 1:
@@ -174,7 +199,10 @@ def run(args: argparse.Namespace) -> int:
             factor=factor,
             batch_size=batch,
         )
+        if getattr(args, "watch", False):
+            return _watch(args, spass, db, repos)
         report = spass.run()
+        triaged = _triaged(report, db, repos) if fmt != "text" else None
     except _UsageError as e:
         return _error(str(e))
     except RepoError as e:
@@ -188,7 +216,9 @@ def run(args: argparse.Namespace) -> int:
         return 130
     except Exception as e:  # a bug or a git/SQLite surprise: one line, exit 2, never 1
         return _error(f"staleness pass failed: {type(e).__name__}: {_one_line(e)}")
-    _print(report, as_json=args.json)
+    _print(report, as_json=args.json and triaged is None)
+    if triaged is not None:
+        _print_triage(report, triaged, fmt)
     if args.fail_on_stale and report.stale:
         return 1
     return 0
@@ -220,6 +250,57 @@ def _print(report: PassReport, *, as_json: bool) -> None:
         except BrokenPipeError:  # `… --json | head`: the reader left; not our error
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
+
+
+def _triaged(report: PassReport, db: str, repos: list[Path]) -> list[Any]:
+    from .report import triage_report
+
+    return triage_report(report, db, repos)
+
+
+def _print_triage(report: PassReport, triaged: list[Any], fmt: str) -> None:
+    from .report import to_json, to_markdown
+
+    try:
+        if fmt == "markdown":
+            sys.stdout.write(to_markdown(report, triaged))
+        else:
+            json.dump(to_json(report, triaged), sys.stdout, indent=2, ensure_ascii=False)
+            sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[Path]) -> int:
+    """``--watch``: one summary line per settled HEAD change, until Ctrl+C (exit 0)."""
+    from .git import HeadProbe
+    from .report import counts_line
+    from .watch import watch
+
+    if args.poll <= 0 or args.settle < 0:
+        raise _UsageError("--poll must be positive and --settle not negative")
+    probes = [HeadProbe(r) for r in repos]
+    spass.open_checkers()  # an unusable repo fails now, with the usual one line
+
+    def one_pass() -> str:
+        report = spass.run()
+        return counts_line(report, _triaged(report, db, repos))
+
+    def out(line: str) -> None:
+        print(line, flush=True)
+
+    heads = ", ".join((p.read() or "no HEAD")[:7] for p in probes)
+    noun = "repo" if len(probes) == 1 else "repos"
+    try:  # from the first line on, Ctrl+C is the normal way out
+        print(f"watching {len(probes)} {noun} (HEAD {heads}); Ctrl+C to stop",
+              file=sys.stderr, flush=True)
+        watch(probes, one_pass, out, poll=args.poll, settle=args.settle,
+              max_polls=args.max_polls)
+    except KeyboardInterrupt:
+        print("stopped watching", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

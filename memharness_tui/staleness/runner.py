@@ -379,26 +379,26 @@ class StalenessPass:
 
     def _downgrade(self, store: Store, v: Verdict) -> None:
         """Revise a stale fact: same text, confidence × factor, same pin, same verdict."""
-        from memharness_tui.store.errors import MemharnessError
+        from memharness_tui.store.errors import InvalidInput, NotFound
 
         old = store.get(v.fact_id)
         if old.source_agent == DOWNGRADE_AGENT or not old.is_live:
             return  # already a downgrade (or gone): never halve twice
         try:
-            _, new_id, _ = store.revise(
+            # revise + verdict in one transaction: a kill cannot split them
+            _, new_id, _ = store.downgrade(
                 old.id,
-                old.fact,
-                confidence=old.confidence * self.factor,
-                source_ref=old.source_ref,
+                self.factor,
                 source_agent=DOWNGRADE_AGENT,
+                freshness=v.freshness,
+                checked_head=v.checked_head,
                 source_commit=v.commit,
                 source_path=v.path,
             )
-        except MemharnessError:
+        except (NotFound, InvalidInput):
             # revised or retracted by someone else in between: theirs wins
             self.report.skipped.append(old.id)
             return
-        store.set_staleness(new_id, v.freshness, store.now(), v.checked_head)
         self.report.downgraded.append((old.id, new_id))
 
 

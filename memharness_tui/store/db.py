@@ -8,17 +8,33 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from urllib.parse import quote
 
-from peewee import SqliteDatabase
+from peewee import PeeweeException, SqliteDatabase
 
-from .errors import SchemaTooNew, StoreOpenError
+from .errors import (
+    ForeignDatabase,
+    MemharnessError,
+    ReadOnlyFile,
+    StoreBusy,
+    StoreOpenError,
+    classify,
+    show_path,
+)
+from .places import (
+    SIDECARS,
+    check_path,
+    needs_immutable,
+    tidy_read_only,
+    unreadable_wal,
+    why_readonly,
+)
+from .recognise import Inspection, inspect, refuse_unless_ours
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5000
-_SIDECARS = ("-wal", "-shm", "-journal")
 MMAP_SIZE = 256 * 1024 * 1024
 
 
@@ -31,11 +47,27 @@ def _pow(x: float | None, y: float | None) -> float | None:
 class MemharnessDatabase(SqliteDatabase):
     """A Peewee SqliteDatabase that applies memharness's connection pragmas in order."""
 
-    def __init__(self, path: str, *, readonly: bool = False) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        readonly: bool = False,
+        immutable: bool = False,
+        query_only: bool = False,
+        empty_schema: bool = False,
+    ) -> None:
         self.path = path
+        # ":memory:" with the schema on every connection: a fresh store's empty stand-in
+        # (Peewee opens one connection per thread, and each in-memory one starts empty).
+        self.empty_schema = empty_schema and path == ":memory:"
         self.readonly = readonly
-        if readonly and path != ":memory:":
-            target = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
+        self.query_only = readonly and query_only
+        if self.query_only:
+            # See tidy_read_only(): a read-write handle that refuses every write.
+            target = "file:" + quote(os.path.abspath(path)) + "?mode=rw"
+            super().__init__(target, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        elif readonly and path != ":memory:":
+            target = ro_uri(path, immutable=immutable)
             super().__init__(target, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
         else:
             super().__init__(path, timeout=BUSY_TIMEOUT_MS / 1000)
@@ -46,7 +78,11 @@ class MemharnessDatabase(SqliteDatabase):
         if not self.readonly:
             _set_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
+        if self.query_only:
+            conn.execute("PRAGMA query_only = 1")
         conn.execute("PRAGMA foreign_keys = ON")
+        if self.empty_schema:
+            run_migrations(conn, ":memory:")
         # Per-connection read speed-up (recall's ~256 primary-key lookups); the file is unchanged.
         conn.execute(f"PRAGMA mmap_size = {MMAP_SIZE}")
         try:
@@ -84,35 +120,6 @@ def immediate(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         raise
 
 
-def user_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
-def _has_foreign_tables(conn: sqlite3.Connection) -> bool:
-    row = conn.execute(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-    ).fetchone()
-    return bool(row[0])
-
-
-class _ForeignFile(StoreOpenError):
-    """A SQLite file that is not a memharness store."""
-
-
-def _refuse_unless_ours(conn: sqlite3.Connection, path: str, version: int) -> None:
-    """Too new, or someone else's database: refuse, before anything is written."""
-    if version > SCHEMA_VERSION:
-        raise SchemaTooNew(
-            f"database schema version {version} is newer than this memharness-tui understands "
-            f"(max {SCHEMA_VERSION}); upgrade memharness-tui. The file was not changed: {path}"
-        )
-    if version == 0 and _has_foreign_tables(conn):
-        raise _ForeignFile(
-            f"{path} is a SQLite database but not a memharness store (user_version 0 with "
-            "other tables); refusing to add the memharness schema to it"
-        )
-
-
 def _row_count(conn: sqlite3.Connection) -> int:
     try:
         return int(conn.execute("SELECT count(*) FROM facts").fetchone()[0])
@@ -121,19 +128,47 @@ def _row_count(conn: sqlite3.Connection) -> int:
 
 
 def backup_copy(conn: sqlite3.Connection, path: str, version: int) -> str:
-    """Write a consistent copy of the database next to it with the SQLite backup API."""
+    """Write a consistent copy of the database next to it with the SQLite backup API.
+
+    A copy that fails (a full disk) is removed: a failed migration leaves no files behind.
+    """
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     target = f"{path}.v{version}-backup-{stamp}"
     n = 1
     while os.path.exists(target):
         n += 1
         target = f"{path}.v{version}-backup-{stamp}-{n}"
-    dst = sqlite3.connect(target)
     try:
-        conn.backup(dst)
-    finally:
-        dst.close()
+        dst = sqlite3.connect(target)
+        try:
+            conn.backup(dst)
+        finally:
+            dst.close()
+    except BaseException:
+        remove_quietly(target)
+        raise
     return target
+
+
+def remove_quietly(path: str) -> None:
+    """Remove a file we made and its SQLite side files; a missing one is fine."""
+    for suffix in ("", *SIDECARS):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path + suffix)
+
+
+def run_migrations(conn: sqlite3.Connection, path: str) -> int:
+    """Inside the caller's write transaction: re-check the file, then run what is pending.
+
+    Returns the version found under the lock (another process may have migrated first).
+    """
+    found = inspect(conn)
+    refuse_unless_ours(found, path)
+    for number in range(found.version, SCHEMA_VERSION):
+        for statement in MIGRATIONS[number]:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {number + 1}")
+    return found.version
 
 
 def migrate(conn: sqlite3.Connection, path: str, *, readonly: bool) -> tuple[int, str | None]:
@@ -141,28 +176,32 @@ def migrate(conn: sqlite3.Connection, path: str, *, readonly: bool) -> tuple[int
 
     All pending migrations run in one BEGIN IMMEDIATE transaction with the version
     re-read inside the lock, so two processes opening a fresh file never both run m001.
+    A backup is taken first when the file holds rows; if the migration then fails the
+    backup is removed (the original is unchanged, so it would only be clutter).
     """
-    version = user_version(conn)
-    _refuse_unless_ours(conn, path, version)
+    found = inspect(conn)
+    refuse_unless_ours(found, path)
+    version = found.version
     if version == SCHEMA_VERSION:
         return version, None
     if readonly:
         raise StoreOpenError(
-            f"{path} has schema version {version} and needs migrating to {SCHEMA_VERSION}, "
-            "which a read-only open cannot do; open it once read-write"
+            f"{show_path(path)} has schema version {version} and needs migrating to "
+            f"{SCHEMA_VERSION}, which a read-only open cannot do; open it once read-write"
         )
     backup: str | None = None
     if path != ":memory:" and _row_count(conn) > 0:
         backup = backup_copy(conn, path, version)
-    with immediate(conn):
-        version = user_version(conn)
-        _refuse_unless_ours(conn, path, version)
-        start = version
-        for number in range(version, SCHEMA_VERSION):
-            for statement in MIGRATIONS[number]:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number + 1}")
+    try:
+        with immediate(conn):
+            start = run_migrations(conn, path)
+    except BaseException:
+        if backup:
+            remove_quietly(backup)
+        raise
     if start == SCHEMA_VERSION:
+        if backup:
+            remove_quietly(backup)
         note = None
     elif backup:
         note = f"migrated schema {start} → {SCHEMA_VERSION}; the original was backed up to {backup}"
@@ -171,76 +210,202 @@ def migrate(conn: sqlite3.Connection, path: str, *, readonly: bool) -> tuple[int
     return SCHEMA_VERSION, note
 
 
-def _precheck(path: str) -> None:
-    """Refuse a too-new, foreign or corrupt file through a read-only connection first.
+# --- looking at a file before opening it for real --------------------------------------
 
-    The writer's connection switches the file to WAL on open, so a file we refuse
-    must be judged before that connection exists — it is left byte-identical. This
-    look ignores a pending WAL; migrate() re-checks inside the write lock.
-    """
+
+def ro_uri(path: str, *, immutable: bool = False) -> str:
+    return "file:" + quote(os.path.abspath(path)) + "?mode=ro" + ("&immutable=1" if immutable else "")
+
+
+def _look(path: str, *, immutable: bool) -> Inspection:
     try:
-        _precheck_with(path, immutable=True)
-    except StoreOpenError as exc:
-        if isinstance(exc, _ForeignFile):
-            raise
-        # immutable=1 ignores locks; a page torn by a concurrent checkpoint must not make a
-        # healthy file look corrupt, so a failure is confirmed through a normal connection.
-        _precheck_with(path, immutable=False)
-
-
-def _precheck_with(path: str, *, immutable: bool) -> None:
-    # immutable=1: no locks and no -wal/-shm files are created for this look.
-    uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro" + ("&immutable=1" if immutable else "")
-    try:
-        conn = sqlite3.connect(uri, uri=True)
+        conn = sqlite3.connect(ro_uri(path, immutable=immutable), uri=True)
     except sqlite3.Error as exc:
-        raise StoreOpenError(f"cannot open {path}: {exc}") from None
+        raise _open_failure(exc, path) from None
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        version = user_version(conn)
-        _refuse_unless_ours(conn, path, version)
-    except sqlite3.DatabaseError as exc:
-        msg = str(exc)
-        if "not a database" in msg or "malformed" in msg:
-            raise StoreOpenError(f"cannot open {path}: not a usable SQLite database ({msg})") from None
-        raise StoreOpenError(f"cannot open {path}: {msg}") from None
+        return inspect(conn)
+    except sqlite3.Error as exc:
+        raise _open_failure(exc, path) from None
     finally:
         conn.close()
 
 
-def open_database(path: str, *, readonly: bool) -> tuple[MemharnessDatabase, int, str | None]:
-    """Open (and migrate) the file; every failure is one clear StoreOpenError line."""
-    if readonly and path != ":memory:" and not os.path.exists(path):
-        raise StoreOpenError(f"no database at {path} (a read-only open does not create one)")
-    if path.endswith(_SIDECARS):
-        raise StoreOpenError(
-            f"{path} is one of SQLite's side files (-wal, -shm, -journal), not a database; "
-            "open the database file beside it"
-        )
-    if not readonly and path != ":memory:":
-        parent = Path(path).parent
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreOpenError(f"cannot create the folder for {path}: {exc.strerror}") from None
-        if os.path.isdir(path):
-            raise StoreOpenError(f"{path} is a folder, not a database file")
-    if not readonly and path != ":memory:" and os.path.exists(path):
-        _precheck(path)
-    db = MemharnessDatabase(path, readonly=readonly)
+def precheck(path: str) -> Inspection:
+    """Judge a file through a read-only connection before any writer touches it.
+
+    The writer's connection switches the file to WAL on open, so a file we refuse
+    must be judged before that connection exists — it is left byte-identical. The
+    first look is ``immutable`` (no locks, no -wal/-shm created) and so ignores a
+    pending WAL; when that matters (a failure, or a file that looks empty while a
+    -wal beside it holds data) it is confirmed through a normal read-only connection.
+    migrate() re-checks inside the write lock in any case.
+    """
     try:
-        conn = db.connection()
-        version, note = migrate(conn, path, readonly=readonly)
-    except (SchemaTooNew, StoreOpenError):
-        db.close()
+        found = _look(path, immutable=True)
+    except ForeignDatabase:
         raise
-    except sqlite3.DatabaseError as exc:
-        db.close()
-        msg = str(exc)
-        if "not a database" in msg or "malformed" in msg:
-            raise StoreOpenError(f"cannot open {path}: not a usable SQLite database ({msg})") from None
-        raise StoreOpenError(f"cannot open {path}: {msg}") from None
-    except Exception as exc:  # peewee wraps sqlite errors in its own classes
-        db.close()
-        raise StoreOpenError(f"cannot open {path}: {exc}") from None
-    return db, version, note
+    except StoreOpenError:
+        # immutable=1 ignores locks; a page torn by a concurrent checkpoint must not make a
+        # healthy file look corrupt, so a failure is confirmed through a normal connection.
+        return _look(path, immutable=False)
+    wal = path + "-wal"
+    if os.path.exists(wal) and os.path.getsize(wal) > 0:
+        try:
+            return _look(path, immutable=False)
+        except StoreOpenError:
+            return found  # a -wal we cannot read through (read-only folder): the file as is
+    return found
+
+
+def _open_failure(exc: sqlite3.Error, path: str) -> MemharnessError:
+    mapped = classify(exc, path, writing=False, busy_seconds=BUSY_TIMEOUT_MS / 1000)
+    if mapped is not None:
+        return mapped
+    return StoreOpenError(f"cannot open {show_path(path)}: {exc}")
+
+
+# --- opening -------------------------------------------------------------------------------
+
+
+@dataclass
+class Opened:
+    """The result of :func:`open_database`.
+
+    ``db`` is None when the file is ``fresh``: absent or an empty SQLite file. Nothing
+    is written to it until the first write (``Store._write(creates=True)``), so a read or a
+    refused write leaves it exactly as it was.
+    """
+
+    db: MemharnessDatabase | None
+    version: int
+    note: str | None
+    fresh: bool
+    readonly: bool
+    readonly_reason: str | None = None
+
+
+def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> Opened:
+    """Open (and migrate) the file; every failure is one clear MemharnessError line.
+
+    A fresh file (absent, or an empty SQLite file) is not opened at all: the Store
+    answers reads as an empty store and creates the schema with its first write.
+    A file we may not write (read-only file or folder) opens read-only, with the reason.
+    """
+    if path == ":memory:":
+        db = MemharnessDatabase(path, readonly=False)
+        version, note = migrate(db.connection(), path, readonly=False)
+        return Opened(db, version, note, fresh=True, readonly=readonly)
+    exists = check_path(path, readonly=readonly, create_folder=create_folder)
+    if exists and not readonly and _hot_journal(path) and why_readonly(path) is None:
+        _roll_back_hot_journal(path)
+    if not exists or os.path.getsize(path) == 0:
+        return Opened(None, SCHEMA_VERSION, None, fresh=True, readonly=readonly)
+    found = precheck(path)
+    refuse_unless_ours(found, path)
+    if found.fresh:
+        return Opened(None, SCHEMA_VERSION, None, fresh=True, readonly=readonly)
+    reason = None if readonly else why_readonly(path)
+    ro = readonly or reason is not None
+    if ro and found.version < SCHEMA_VERSION:
+        because = f"because {reason}" if reason else "in a read-only open"
+        raise (ReadOnlyFile if reason else StoreOpenError)(
+            f"{show_path(path)} has schema version {found.version} and needs migrating to "
+            f"{SCHEMA_VERSION}, which cannot be done {because}; nothing was changed — open "
+            "it once read-write"
+        )
+    if ro and unreadable_wal(path):
+        raise ReadOnlyFile(
+            f"{show_path(path)} has changes in {show_path(path)}-wal that SQLite can only read "
+            "with a -shm file beside it, and its folder is read-only; nothing was changed — "
+            "open it once where the folder is writable (or copy the three files elsewhere)"
+        )
+    changed = False
+    migration_note = None
+    db: MemharnessDatabase | None = None
+    try:
+        if not ro and found.version < SCHEMA_VERSION:
+            # Migrate on a plain connection first, in the file's own journal mode: a refusal
+            # or a failure (busy, full disk) then leaves it byte-identical — the writer's
+            # connection below would switch it to WAL before anything else.
+            plain = _plain_connection(path)
+            try:
+                _, migration_note = migrate(plain, path, readonly=False)
+            finally:
+                plain.close()
+            changed = True
+        db = MemharnessDatabase(
+            path,
+            readonly=ro,
+            immutable=ro and needs_immutable(path),
+            query_only=ro and tidy_read_only(path),
+        )
+        version, note = migrate(db.connection(), path, readonly=ro)
+    except MemharnessError:
+        if db is not None:
+            db.close()
+        raise
+    except (sqlite3.Error, PeeweeException, OSError) as exc:
+        if db is not None:
+            db.close()
+        mapped = classify(exc, path, writing=True, busy_seconds=BUSY_TIMEOUT_MS / 1000)
+        if mapped is None:
+            raise StoreOpenError(f"cannot open {show_path(path)}: {exc}") from None
+        if isinstance(mapped, StoreBusy):
+            unchanged = "" if changed else "; nothing was changed"
+            mapped = StoreBusy(
+                f"the database is busy: another process has held a lock on it for "
+                f"{BUSY_TIMEOUT_MS / 1000:g} s{unchanged} — try again"
+            )
+        raise mapped from None
+    return Opened(
+        db, version, note or migration_note, fresh=False, readonly=ro, readonly_reason=reason
+    )
+
+
+def _hot_journal(path: str) -> bool:
+    journal = path + "-journal"
+    return os.path.exists(journal) and os.path.getsize(journal) > 0
+
+
+def _roll_back_hot_journal(path: str) -> None:
+    """A writer killed mid-transaction (rollback-journal mode, e.g. a fresh file's first
+    write) leaves a hot -journal; SQLite undoes it on the first read of a handle that may
+    write, restoring the last committed state. The read-only looks that follow cannot."""
+    try:
+        conn = _plain_connection(path)
+        try:
+            conn.execute("PRAGMA user_version").fetchone()
+        finally:
+            conn.close()
+    except (sqlite3.Error, OSError) as exc:
+        raise _open_failure(exc, path) from None
+
+
+def _plain_connection(path: str) -> sqlite3.Connection:
+    """A connection with only busy_timeout and foreign_keys: no WAL switch, no side effects."""
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    return conn
+
+
+def create_connection(path: str, *, create_folder: bool) -> tuple[sqlite3.Connection, bool]:
+    """A plain connection for the first write to a fresh file; returns (conn, we_created_it).
+
+    Rollback-journal mode on purpose: the schema and the first row are one transaction,
+    and a rolled-back transaction leaves an empty file empty (switching to WAL would
+    write the header at once). The Store switches to WAL when it reopens after commit.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    if create_folder:
+        os.makedirs(folder, exist_ok=True)
+    created = False
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        pass
+    else:
+        os.close(fd)
+        created = True
+    return _plain_connection(path), created

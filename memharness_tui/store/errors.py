@@ -1,6 +1,29 @@
-"""One small error hierarchy carrying the reference implementation's codes."""
+"""One small error hierarchy carrying the reference implementation's codes.
+
+Every known failure is a :class:`MemharnessError` whose ``str()`` is ONE user-facing
+sentence: what happened and what to do. The CLI prints it (exit 2) and the app shows it.
+:func:`translate_sqlite` turns SQLite's own failures (a held lock, a full disk, a
+read-only file, a pattern too complex…) into these classes; anything it does not know
+stays the original exception — a genuine internal error.
+"""
 
 from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+
+# SQLite primary result codes (sqlite3.h); the extended code's low byte is the primary one.
+_SQLITE_BUSY = 5
+_SQLITE_LOCKED = 6
+_SQLITE_READONLY = 8
+_SQLITE_READONLY_ROLLBACK = 8 | (3 << 8)  # a hot journal that a read-only handle cannot undo
+_SQLITE_IOERR = 10
+_SQLITE_CORRUPT = 11
+_SQLITE_FULL = 13
+_SQLITE_CANTOPEN = 14
+_SQLITE_TOOBIG = 18
+_SQLITE_NOTADB = 26
 
 
 class MemharnessError(Exception):
@@ -22,6 +45,18 @@ class InvalidInput(MemharnessError):
     code = "INVALID_INPUT"
 
 
+class InvalidText(InvalidInput):
+    """Text that is not valid UTF-8 (undecodable argv bytes arrive as lone surrogates)."""
+
+    code = "INVALID_TEXT"
+
+
+class QueryTooLong(InvalidInput):
+    """A search text beyond what recall will run (see ``store.MAX_QUERY_CHARS``)."""
+
+    code = "QUERY_TOO_LONG"
+
+
 class NotFound(MemharnessError):
     code = "NOT_FOUND"
 
@@ -36,7 +71,231 @@ class StoreOpenError(MemharnessError):
     code = "OPEN_FAILED"
 
 
+class NotADatabase(StoreOpenError):
+    """The file is not SQLite at all, or its pages are damaged."""
+
+    code = "NOT_A_DATABASE"
+
+
+class ForeignDatabase(StoreOpenError):
+    """A SQLite file that is someone else's: refused before anything is written."""
+
+    code = "FOREIGN_DATABASE"
+
+
+class NotAFile(StoreOpenError):
+    """The path is a folder, a named pipe, a device…: not a regular file."""
+
+    code = "NOT_A_FILE"
+
+
+class FolderMissing(StoreOpenError):
+    """An explicit path whose folder does not exist (likely a typo): nothing is created."""
+
+    code = "NO_SUCH_FOLDER"
+
+
+class InvalidPath(StoreOpenError):
+    """A path that is not valid UTF-8, which SQLite cannot be given."""
+
+    code = "INVALID_PATH"
+
+
 class ReadOnlyError(MemharnessError):
     """A write was attempted on a store opened read-only."""
 
     code = "READ_ONLY"
+
+
+class ReadOnlyFile(ReadOnlyError):
+    """The file or its folder cannot be written (permissions, a read-only disk)."""
+
+    code = "READ_ONLY_FILE"
+
+
+class StoreBusy(MemharnessError):
+    """Another process held the lock for the whole busy timeout."""
+
+    code = "BUSY"
+
+
+class DiskFull(MemharnessError):
+    code = "DISK_FULL"
+
+
+class StoreIOError(MemharnessError):
+    """The operating system failed a read or write (a bad disk, a vanished mount…)."""
+
+    code = "IO_ERROR"
+
+
+def show_path(path: str) -> str:
+    """A path as text that can always be printed: undecodable bytes become ``\\xNN``."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def busy_message(seconds: float, *, writing: bool) -> str:
+    if writing:
+        return (
+            f"the database is busy: another process has held a write lock for {seconds:g} s; "
+            "nothing was written — try again"
+        )
+    return (
+        f"the database is busy: another process has held a lock on it for {seconds:g} s "
+        "— try again"
+    )
+
+
+def _no_space_beside(path: str) -> bool:
+    import os
+
+    try:
+        st = os.statvfs(os.path.dirname(os.path.abspath(path)) or ".")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return st.f_bavail * st.f_frsize < 64 * 1024
+
+
+def is_sqlite_error(exc: object) -> bool:
+    """An error of the stdlib sqlite3 module or of a drop-in (pysqlite3) with the same classes."""
+    return isinstance(exc, sqlite3.Error) or any(
+        c.__module__.split(".")[0] in ("sqlite3", "pysqlite3") and c.__name__ == "Error"
+        for c in type(exc).__mro__
+    )
+
+
+def _sqlite_cause(exc: BaseException) -> BaseException | None:
+    """The SQLite error behind ``exc`` (Peewee wraps it as the first argument)."""
+    if is_sqlite_error(exc):
+        return exc
+    if exc.args and is_sqlite_error(exc.args[0]):
+        return exc.args[0]
+    ctx = exc.__cause__ or exc.__context__
+    return ctx if is_sqlite_error(ctx) else None
+
+
+# The primary result code for drivers whose errors carry no sqlite_errorcode.
+_BY_MESSAGE = (
+    ("database is locked", _SQLITE_BUSY),
+    ("database table is locked", _SQLITE_LOCKED),
+    ("database or disk is full", _SQLITE_FULL),
+    ("attempt to write a readonly database", _SQLITE_READONLY),
+    ("disk I/O error", _SQLITE_IOERR),
+    ("file is not a database", _SQLITE_NOTADB),
+    ("database disk image is malformed", _SQLITE_CORRUPT),
+    ("unable to open database file", _SQLITE_CANTOPEN),
+    ("string or blob too big", _SQLITE_TOOBIG),
+)
+
+
+def _primary_code(err: BaseException) -> int:
+    code = getattr(err, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF
+    msg = str(err)
+    return next((c for text, c in _BY_MESSAGE if text in msg), 0)
+
+
+def classify(
+    exc: BaseException, path: str, *, writing: bool, busy_seconds: float = 5.0
+) -> MemharnessError | None:
+    """The MemharnessError for a known SQLite/OS failure, or None for an unknown one."""
+    if isinstance(exc, MemharnessError):
+        return exc
+    shown = show_path(path)
+    nothing = "; nothing was written" if writing else ""
+    if isinstance(exc, OSError):
+        import errno
+
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return DiskFull(
+                f"the disk holding {shown} is full{nothing} — free some space and try again"
+            )
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return ReadOnlyFile(
+                f"cannot write beside {shown}: {(exc.strerror or str(exc)).lower()}{nothing} — "
+                "fix the permissions or open it read-only"
+            )
+        return None
+    err = _sqlite_cause(exc)
+    if err is None:
+        return None
+    msg = str(err)
+    primary = _primary_code(err)
+    if "LIKE or GLOB pattern too complex" in msg or primary == _SQLITE_TOOBIG:
+        return QueryTooLong(
+            "the search text is too long for SQLite to match — search for a few distinctive "
+            "words instead"
+        )
+    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED) or "database is locked" in msg:
+        return StoreBusy(busy_message(busy_seconds, writing=writing))
+    if primary == _SQLITE_FULL:
+        return DiskFull(
+            f"the disk holding {shown} is full{nothing} — free some space and try again"
+        )
+    if getattr(err, "sqlite_errorcode", None) == _SQLITE_READONLY_ROLLBACK:
+        return ReadOnlyFile(
+            f"{shown} has an unfinished transaction in {shown}-journal (a writer was "
+            "interrupted) that SQLite must roll back before anyone can read it, and this open "
+            "cannot write; nothing was changed — open it once read-write"
+        )
+    if primary == _SQLITE_READONLY:
+        return ReadOnlyFile(
+            f"cannot write {shown}: the file or its folder is read-only{nothing} — fix the "
+            "permissions or open it read-only"
+        )
+    if primary == _SQLITE_IOERR and _no_space_beside(path):
+        # SQLite reports ENOSPC while growing -shm or -wal as a plain I/O error.
+        return DiskFull(
+            f"the disk holding {shown} is full{nothing} — free some space and try again"
+        )
+    if primary == _SQLITE_IOERR:
+        return StoreIOError(
+            f"the disk reported an error reading or writing {shown} ({msg}){nothing} — "
+            "check the disk and the file, then try again"
+        )
+    if primary in (_SQLITE_NOTADB, _SQLITE_CORRUPT):
+        return NotADatabase(
+            f"{shown} is not a usable SQLite database ({msg}); nothing was changed — "
+            "check the path or restore the file from a backup"
+        )
+    if primary == _SQLITE_CANTOPEN:
+        return StoreOpenError(
+            f"cannot open {shown} ({msg}); nothing was changed — check the path and its "
+            "permissions"
+        )
+    if "no such table" in msg or "no such column" in msg:
+        return ForeignDatabase(
+            f"{shown} lacks part of the memharness schema ({msg}); nothing was changed — "
+            "check the path"
+        )
+    return None
+
+
+@contextlib.contextmanager
+def translate_sqlite(path: str, *, writing: bool = False) -> Iterator[None]:
+    """Re-raise known SQLite/OS failures inside the block as one-sentence MemharnessErrors.
+
+    ``writing``: the block writes (the sentence then says nothing was written — true,
+    because every write is one transaction that SQLite rolled back).
+    Unknown failures pass through unchanged.
+    """
+    from peewee import PeeweeException
+
+    try:
+        yield
+    except MemharnessError:
+        raise
+    except Exception as exc:
+        if not (is_sqlite_error(exc) or isinstance(exc, PeeweeException | OSError)):
+            raise
+        from .db import BUSY_TIMEOUT_MS
+
+        mapped = classify(exc, path, writing=writing, busy_seconds=BUSY_TIMEOUT_MS / 1000)
+        if mapped is None:
+            raise
+        raise mapped from exc

@@ -2,26 +2,44 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import math
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
-from peewee import fn
+from peewee import SQL, fn
 
 from . import sql
 from .clock import Clock, SystemClock
-from .db import immediate, open_database
-from .errors import InvalidInput, NotFound, ReadOnlyError, StoreOpenError
+from .db import (
+    MemharnessDatabase,
+    Opened,
+    create_connection,
+    immediate,
+    open_database,
+    remove_quietly,
+    run_migrations,
+)
+from .errors import (
+    InvalidInput,
+    NotFound,
+    ReadOnlyError,
+    ReadOnlyFile,
+    StoreOpenError,
+    show_path,
+    translate_sqlite,
+)
 from .models import bound_model
+from .schema import SCHEMA_VERSION
 from .timeutil import js_split, js_trim, normalize_iso
 from .types import (
     FACT_COLUMNS,
     FRESHNESS_FILTERS,
     FRESHNESS_VALUES,
-    KINDS,
     DiffResult,
     Fact,
     RankingSettings,
@@ -35,92 +53,24 @@ from .types import (
     SubjectSummary,
     WhyResult,
 )
+from .validation import (
+    check_confidence,
+    check_id,
+    check_importance,
+    check_kind,
+    check_pin,
+    check_positive_int,
+    check_query,
+    check_str,
+    no_surrogates,
+    require_text,
+)
 
 _NCOLS = len(FACT_COLUMNS)
 
 
 def _fact(row: Sequence[Any], score: float | None = None) -> Fact:
     return Fact(*row[:_NCOLS], score=score)
-
-
-# --- validation (SPEC §6, §10) -------------------------------------------------------
-
-
-_INT64_MAX = 2**63 - 1
-
-
-def _no_surrogates(value: str, label: str) -> str:
-    """SQLite stores UTF-8: a lone surrogate (e.g. from undecodable argv) cannot be stored."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidInput(f"{label} is not valid Unicode text (it has a lone surrogate)") from None
-    return value
-
-
-def _require_text(value: object, label: str) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput(f"{label} must be a non-empty string")
-    trimmed = js_trim(_no_surrogates(value, label))
-    if trimmed == "":
-        raise InvalidInput(f"{label} must be a non-empty string")
-    return trimmed
-
-
-def check_confidence(value: object) -> float:
-    """SPEC §6/§10: a real number in [0, 1] (not a bool, not a string). Public: forms use it."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or math.isnan(value)
-        or value < 0
-        or value > 1
-    ):
-        raise InvalidInput(f"confidence must be a number in [0, 1], got {value!r}")
-    return float(value)
-
-
-def check_importance(value: object) -> int:
-    """SPEC §6/§10: an integer 1..10 (5.0 counts as 5). Public: forms use it."""
-    ok = not isinstance(value, bool) and (
-        isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    )
-    if not ok or not 1 <= value <= 10:  # type: ignore[operator]
-        raise InvalidInput(f"importance must be an integer in [1, 10], got {value!r}")
-    return int(value)  # type: ignore[arg-type]
-
-
-def _check_kind(value: object) -> str:
-    if value not in KINDS:
-        raise InvalidInput(f"kind must be one of {', '.join(KINDS)}, got {value!r}")
-    return str(value)
-
-
-def _check_str(value: object, label: str) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput(f"{label} must be a string, got {value!r}")
-    return _no_surrogates(value, label)
-
-
-def _check_pin(value: object, label: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidInput(f"{label} must be a string, got {value!r}")
-    trimmed = js_trim(_no_surrogates(value, label))
-    return trimmed or None
-
-
-def _check_positive_int(value: object, label: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _INT64_MAX:
-        raise InvalidInput(f"{label} must be a positive integer, got {value!r}")
-    return value
-
-
-def _check_id(value: object, label: str = "id") -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _INT64_MAX:
-        raise InvalidInput(f"{label} must be an integer fact id, got {value!r}")
-    return value
 
 
 def _fts_phrases(query: str) -> list[str]:
@@ -159,13 +109,57 @@ def _insert(conn: sqlite3.Connection, **row: Any) -> int:
     return int(conn.execute(sql.INSERT_FACT, row).lastrowid or 0)
 
 
+def _empty(path: str) -> bool:
+    try:
+        return os.path.getsize(path) == 0
+    except OSError:
+        return False
+
+
 def estimate_tokens(text: str) -> int:
     """ceil(length / 4), length in UTF-16 code units as JavaScript counts it."""
     return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _guarded(*, writing: bool) -> Callable[[_F], _F]:
+    """Store methods: known SQLite failures become one-sentence errors (errors.translate_sqlite).
+
+    Also picks up a file another process created while this store was still fresh.
+    """
+
+    def deco(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
+            with translate_sqlite(self.path, writing=writing):
+                if self._fresh_pending:
+                    self._adopt_if_created()
+                return fn(self, *args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
+
+class _Inherit:
+    """Marker for downgrade arguments that default to the old row's own value."""
+
+    def __repr__(self) -> str:
+        return "INHERIT"
+
+
+INHERIT: Any = _Inherit()
+
+
 class Store:
-    """A memharness store on one SQLite file. Use one Store per thread."""
+    """A memharness store on one SQLite file. Use one Store per thread.
+
+    A fresh file (absent, or an empty SQLite file) is not touched by opening it: reads
+    answer as an empty store (``is_new``), and the first ``remember`` creates the schema
+    and its row in one transaction — so a read or a refused write leaves it as it was.
+    """
 
     def __init__(
         self,
@@ -178,15 +172,29 @@ class Store:
         readonly: bool,
         migration_note: str | None,
         trust_clock: bool = False,
+        fresh: bool = False,
+        readonly_reason: str | None = None,
+        create_folder: bool = False,
     ) -> None:
         self.path = path
-        self._db = db
         self.schema_version = schema_version
         self.clock = clock
         self.ranking = ranking
         self.readonly = readonly
+        #: why a read-write open fell back to read-only (None when asked for, or writable)
+        self.readonly_reason = readonly_reason
         self.migration_note = migration_note
         self.trust_clock = trust_clock
+        #: the file was absent or empty when opened: the app shows a "new, empty store" notice.
+        #: Stays True for this Store's lifetime (the first write creates the file).
+        self.is_new = fresh
+        self._create_folder = create_folder
+        # Fresh and not yet created: reads go to an empty in-memory store with the schema.
+        self._fresh_pending = fresh and path != ":memory:" and db is None
+        self._seen: tuple[int, int] | None = None
+        if db is None:
+            db = MemharnessDatabase(":memory:", empty_schema=True)
+        self._db = db
         self.Fact = bound_model(db)
 
     # --- lifecycle -------------------------------------------------------------------
@@ -200,29 +208,42 @@ class Store:
         ranking: RankingSettings | None = None,
         readonly: bool = False,
         trust_clock: bool = False,
+        create_folder: bool | None = None,
     ) -> Store:
-        """Open (creating and migrating as needed) the store at ``path`` or the SPEC §1 default.
+        """Open (migrating as needed) the store at ``path`` or the SPEC §1 default.
 
         ``trust_clock``: "now" is the clock's alone, even when the file holds newer tx_at
         (for ``--now`` audits); by default a writer whose clock runs ahead moves "now".
+        ``create_folder``: whether a missing folder may be created on the first write;
+        by default only for the default location — an explicit path in a folder that does
+        not exist is refused (FolderMissing), since it is most likely a typo.
+        A file that cannot be written (read-only file or folder) opens read-only, with
+        ``readonly_reason`` saying why.
         """
         if path is None:
             from ..paths import default_db_path
 
             path = default_db_path()
+            if create_folder is None:
+                create_folder = True
         path = str(path)
         if path != ":memory:":
             path = os.path.expanduser(path)
-        db, version, note = open_database(path, readonly=readonly)
+        create = bool(create_folder)
+        with translate_sqlite(path):
+            opened = open_database(path, readonly=readonly, create_folder=create)
         return cls(
             path,
-            db,
-            schema_version=version,
+            opened.db,
+            schema_version=opened.version,
             clock=clock or SystemClock(),
             ranking=ranking or RankingSettings(),
-            readonly=readonly,
-            migration_note=note,
+            readonly=opened.readonly,
+            migration_note=opened.note,
             trust_clock=trust_clock,
+            fresh=opened.fresh,
+            readonly_reason=opened.readonly_reason,
+            create_folder=create,
         )
 
     def close(self) -> None:
@@ -236,11 +257,81 @@ class Store:
 
     @property
     def conn(self) -> sqlite3.Connection:
+        if self._fresh_pending:
+            self._adopt_if_created()
         return self._db.connection()
+
+    def _adopt_if_created(self) -> None:
+        """A fresh store whose file has since been created (by us or another process): use it."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return
+        wal = self.path + "-wal"
+        wal_size = os.path.getsize(wal) if os.path.exists(wal) else 0
+        seen = (st.st_size, st.st_mtime_ns + wal_size)
+        if st.st_size == 0 or seen == self._seen:
+            return
+        self._seen = seen
+        opened = open_database(self.path, readonly=self.readonly, create_folder=False)
+        if opened.db is None:
+            return  # still empty (say, only the WAL header so far)
+        self._switch_to(opened)
+
+    def _switch_to(self, opened: Opened) -> None:
+        self._db.close()
+        self._db = opened.db
+        self.Fact = bound_model(opened.db)
+        self.schema_version = opened.version
+        self.readonly = opened.readonly
+        self.readonly_reason = opened.readonly_reason
+        self._fresh_pending = False
 
     def _writable(self) -> None:
         if self.readonly:
-            raise ReadOnlyError(f"{self.path} is open read-only; nothing was written")
+            shown = show_path(self.path)
+            if self.readonly_reason:
+                raise ReadOnlyFile(
+                    f"{shown} is open read-only because {self.readonly_reason}; nothing was "
+                    "written — fix the permissions to write to it"
+                )
+            raise ReadOnlyError(f"{shown} is open read-only; nothing was written")
+
+    @contextlib.contextmanager
+    def _write(self, *, creates: bool = False) -> Iterator[sqlite3.Connection]:
+        """One BEGIN IMMEDIATE write transaction; rolled back (nothing written) on any error.
+
+        On a fresh store a write that ``creates`` a row (remember) creates the file: the
+        schema and the row commit together, so a failure leaves the file as it was (an
+        absent file we created is removed again). Other writes on a fresh store run against
+        the empty in-memory store and so refuse or change nothing, exactly as on an empty file.
+        """
+        self._writable()
+        with translate_sqlite(self.path, writing=True):
+            if self._fresh_pending:
+                self._adopt_if_created()
+            if not (self._fresh_pending and creates):
+                with immediate(self.conn) as conn:
+                    yield conn
+                return
+            conn, created = create_connection(self.path, create_folder=self._create_folder)
+            committed = False
+            try:
+                with immediate(conn):
+                    start = run_migrations(conn, self.path)
+                    yield conn
+                committed = True
+                if start < SCHEMA_VERSION:
+                    self.migration_note = f"initialised schema {start} → {SCHEMA_VERSION}"
+            finally:
+                conn.close()
+                if not committed and created and _empty(self.path):
+                    remove_quietly(self.path)
+        # Reopen as a normal (WAL) store; if that fails now the write still stands and the
+        # next call retries.
+        self._seen = None
+        with contextlib.suppress(Exception):
+            self._adopt_if_created()
 
     def now(self) -> str:
         """A fresh timestamp from the store's clock (consumes one)."""
@@ -256,6 +347,7 @@ class Store:
 
     # --- writes ----------------------------------------------------------------------
 
+    @_guarded(writing=True)
     def remember(
         self,
         subject: str,
@@ -273,19 +365,19 @@ class Store:
     ) -> tuple[int, str]:
         """Record a new belief. Returns (id, tx_at)."""
         self._writable()
-        subject = _require_text(subject, "subject")
-        fact = _require_text(fact, "fact")
+        subject = require_text(subject, "subject")
+        fact = require_text(fact, "fact")
         confidence = check_confidence(confidence)
         importance = check_importance(importance)
-        kind = _check_kind(kind)
-        predicate = js_trim(_check_str(predicate, "predicate"))
-        source_ref = _check_str(source_ref, "source_ref")
-        source_agent = _check_str(source_agent, "source_agent")
-        source_commit = _check_pin(source_commit, "source_commit")
-        source_path = _check_pin(source_path, "source_path")
+        kind = check_kind(kind)
+        predicate = js_trim(check_str(predicate, "predicate"))
+        source_ref = check_str(source_ref, "source_ref")
+        source_agent = check_str(source_agent, "source_agent")
+        source_commit = check_pin(source_commit, "source_commit")
+        source_path = check_pin(source_path, "source_path")
         tx_at = self.clock.now()
         vf = normalize_iso(valid_from, "valid_from") if valid_from is not None else tx_at
-        with immediate(self.conn) as conn:
+        with self._write(creates=True) as conn:
             new_id = _insert(
                 conn,
                 subject=subject,
@@ -303,6 +395,7 @@ class Store:
             )
         return new_id, tx_at
 
+    @_guarded(writing=True)
     def revise(
         self,
         old_id: int,
@@ -319,60 +412,164 @@ class Store:
     ) -> tuple[int, int, str]:
         """Supersede ``old_id`` with a corrected fact, in one transaction. Returns (old, new, tx_at)."""
         self._writable()
-        new_fact = _require_text(new_fact, "new_fact")
+        new_fact = require_text(new_fact, "new_fact")
         confidence = check_confidence(confidence)
-        old_id = _check_id(old_id, "old_id")
-        source_ref = _check_str(source_ref, "source_ref")
-        source_agent = _check_str(source_agent, "source_agent")
-        source_commit = _check_pin(source_commit, "source_commit")
-        source_path = _check_pin(source_path, "source_path")
-        with immediate(self.conn) as conn:
-            row = conn.execute(sql.GET_FACT, (old_id,)).fetchone()
-            if row is None:
-                raise NotFound(f"no fact #{old_id}")
-            old = _fact(row)
-            if old.superseded_by is not None:
-                later = _successors(conn, old, {old.id})
-                head = later[-1] if later else old
-                raise InvalidInput(
-                    f"fact #{old.id} is already superseded by #{old.superseded_by}; "
-                    f'the head of the chain is #{head.id}: "{head.fact}" — '
-                    f"re-check your correction against it, then revise #{head.id} if still needed"
-                )
-            imp = check_importance(importance) if importance is not None else old.importance
-            knd = _check_kind(kind) if kind is not None else old.kind
-            tx_at = self.clock.now()
-            vf = tx_at
-            if valid_from is not None:
-                vf = normalize_iso(valid_from, "valid_from")
-                if vf > tx_at:
-                    raise InvalidInput(
-                        f"valid_from cannot be in the future: got {vf}, now is {tx_at}"
-                    )
-                if old.valid_from < old.tx_at and vf < old.valid_from:
-                    raise InvalidInput(
-                        f"cannot backdate below the old fact's valid_from ({old.valid_from}); "
-                        "it was itself backdated, so an earlier correction would invert its "
-                        f"validity interval. got {vf}"
-                    )
-            new_id = _insert(
+        old_id = check_id(old_id, "old_id")
+        source_ref = check_str(source_ref, "source_ref")
+        source_agent = check_str(source_agent, "source_agent")
+        source_commit = check_pin(source_commit, "source_commit")
+        source_path = check_pin(source_path, "source_path")
+        with self._write() as conn:
+            old, new_id, tx_at = self._supersede(
                 conn,
-                subject=old.subject,
-                predicate=old.predicate,
-                fact=new_fact,
+                old_id,
+                new_fact,
                 confidence=confidence,
-                importance=imp,
-                kind=knd,
-                valid_from=vf,
-                tx_at=tx_at,
-                source_agent=source_agent,
+                importance=importance,
+                kind=kind,
                 source_ref=source_ref,
+                source_agent=source_agent,
                 source_commit=source_commit,
                 source_path=source_path,
+                valid_from=valid_from,
             )
-            conn.execute(sql.SUPERSEDE_FACT, {"ts": vf, "new_id": new_id, "old_id": old.id})
         return old.id, new_id, tx_at
 
+    def _supersede(
+        self,
+        conn: sqlite3.Connection,
+        old_id: int,
+        new_fact: str,
+        *,
+        confidence: float,
+        importance: int | None,
+        kind: str | None,
+        source_ref: str,
+        source_agent: str,
+        source_commit: str | None,
+        source_path: str | None,
+        valid_from: str | None,
+    ) -> tuple[Fact, int, str]:
+        """The body of revise, inside the caller's write transaction (validated arguments)."""
+        row = conn.execute(sql.GET_FACT, (old_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no fact #{old_id}")
+        old = _fact(row)
+        if old.superseded_by is not None:
+            later = _successors(conn, old, {old.id})
+            head = later[-1] if later else old
+            raise InvalidInput(
+                f"fact #{old.id} is already superseded by #{old.superseded_by}; "
+                f'the head of the chain is #{head.id}: "{head.fact}" — '
+                f"re-check your correction against it, then revise #{head.id} if still needed"
+            )
+        imp = check_importance(importance) if importance is not None else old.importance
+        knd = check_kind(kind) if kind is not None else old.kind
+        tx_at = self.clock.now()
+        vf = tx_at
+        if valid_from is not None:
+            vf = normalize_iso(valid_from, "valid_from")
+            if vf > tx_at:
+                raise InvalidInput(
+                    f"valid_from cannot be in the future: got {vf}, now is {tx_at}"
+                )
+            if old.valid_from < old.tx_at and vf < old.valid_from:
+                raise InvalidInput(
+                    f"cannot backdate below the old fact's valid_from ({old.valid_from}); "
+                    "it was itself backdated, so an earlier correction would invert its "
+                    f"validity interval. got {vf}"
+                )
+        new_id = _insert(
+            conn,
+            subject=old.subject,
+            predicate=old.predicate,
+            fact=new_fact,
+            confidence=confidence,
+            importance=imp,
+            kind=knd,
+            valid_from=vf,
+            tx_at=tx_at,
+            source_agent=source_agent,
+            source_ref=source_ref,
+            source_commit=source_commit,
+            source_path=source_path,
+        )
+        conn.execute(sql.SUPERSEDE_FACT, {"ts": vf, "new_id": new_id, "old_id": old.id})
+        return old, new_id, tx_at
+
+    @_guarded(writing=True)
+    def downgrade(
+        self,
+        fact_id: int,
+        factor: float = 0.5,
+        *,
+        source_agent: str,
+        freshness: str | None = INHERIT,
+        checked_head: str | None = None,
+        source_commit: str | None = INHERIT,
+        source_path: str | None = INHERIT,
+    ) -> tuple[int, int, str]:
+        """SPEC §8 downgrade in ONE transaction: revise + verdict copy. Returns (old, new, tx_at).
+
+        The new row has the old text, confidence × ``factor``, the old source_ref, the pin
+        (the old row's unless given), importance and kind inherited; then, when there is a
+        verdict (the old row's ``freshness`` unless given), it is recorded on the new row
+        with a second timestamp as checked_at and ``checked_head`` (default: the old row's,
+        else ""). A kill between the two can no longer leave a downgraded row without its
+        verdict. Errors are revise's: NotFound, or InvalidInput when already superseded.
+        """
+        self._writable()
+        fid = check_id(fact_id, "fact_id")
+        if (
+            isinstance(factor, bool)
+            or not isinstance(factor, int | float)
+            or not 0 <= factor <= 1  # also refuses NaN
+        ):
+            raise InvalidInput(f"factor must be a number in [0, 1], got {factor!r}")
+        source_agent = check_str(source_agent, "source_agent")
+        if freshness is not INHERIT and freshness is not None and freshness not in FRESHNESS_VALUES:
+            raise InvalidInput(
+                f"freshness must be one of {', '.join(FRESHNESS_VALUES)}, got {freshness!r}"
+            )
+        if checked_head is not None:
+            checked_head = check_str(checked_head, "checked_head")
+        with self._write() as conn:
+            row = conn.execute(sql.GET_FACT, (fid,)).fetchone()
+            if row is None:
+                raise NotFound(f"no fact #{fid}")
+            cur = _fact(row)
+            commit = cur.source_commit if source_commit is INHERIT else source_commit
+            path = cur.source_path if source_path is INHERIT else source_path
+            old, new_id, tx_at = self._supersede(
+                conn,
+                fid,
+                require_text(cur.fact, "fact"),
+                confidence=check_confidence(cur.confidence * factor),
+                importance=None,
+                kind=None,
+                source_ref=cur.source_ref,
+                source_agent=source_agent,
+                source_commit=check_pin(commit, "source_commit"),
+                source_path=check_pin(path, "source_path"),
+                valid_from=None,
+            )
+            verdict = old.freshness if freshness is INHERIT else freshness
+            if verdict:
+                head = checked_head if checked_head is not None else (old.checked_head or "")
+                conn.execute(
+                    sql.SET_STALENESS,
+                    {
+                        "id": new_id,
+                        "freshness": verdict,
+                        "checked_at": normalize_iso(self.clock.now(), "checked_at"),
+                        "checked_head": head,
+                        "source_commit": None,
+                        "source_path": None,
+                    },
+                )
+        return old.id, new_id, tx_at
+
+    @_guarded(writing=True)
     def forget(
         self, *, fact_id: int | None = None, source_ref: str | None = None
     ) -> tuple[int, list[int]]:
@@ -380,23 +577,24 @@ class Store:
         self._writable()
         ts = self.clock.now()
         if fact_id is not None:
-            fid = _check_id(fact_id, "fact_id")
+            fid = check_id(fact_id, "fact_id")
             stmt, params = sql.RETRACT_BY_ID, {"ts": ts, "id": fid}
         elif source_ref is not None:
             if not isinstance(source_ref, str):
                 raise InvalidInput(f"source_ref must be a string, got {source_ref!r}")
-            ref = js_trim(source_ref)
+            ref = js_trim(no_surrogates(source_ref, "source_ref"))
             if ref == "":
                 raise InvalidInput("source_ref must be non-empty (refusing to retract everything)")
             stmt, params = sql.RETRACT_BY_SOURCE_REF, {"ts": ts, "source_ref": ref}
         else:
             raise InvalidInput("forget needs a fact_id or a source_ref")
-        with immediate(self.conn) as conn:
+        with self._write() as conn:
             ids = sorted(int(r[0]) for r in conn.execute(stmt, params).fetchall())
         return len(ids), ids
 
     # --- recall ----------------------------------------------------------------------
 
+    @_guarded(writing=False)
     def recall(
         self,
         query: str = "",
@@ -410,11 +608,11 @@ class Store:
         reinforce: bool = False,
     ) -> RecallResult:
         """The agent's view (SPEC §7), ranked in SQL. Never writes unless ``reinforce``."""
-        query = js_trim(_check_str(query if query is not None else "", "query"))
-        subject = js_trim(_check_str(subject if subject is not None else "", "subject"))
-        limit = _check_positive_int(limit, "limit")
+        query = check_query(query)
+        subject = js_trim(check_str(subject if subject is not None else "", "subject"))
+        limit = check_positive_int(limit, "limit")
         if max_tokens is not None:
-            max_tokens = _check_positive_int(max_tokens, "max_tokens")
+            max_tokens = check_positive_int(max_tokens, "max_tokens")
         if freshness is not None and freshness not in FRESHNESS_FILTERS:
             raise InvalidInput(
                 f"freshness must be one of {', '.join(FRESHNESS_FILTERS)}, got {freshness!r}"
@@ -422,7 +620,7 @@ class Store:
         if reinforce:
             self._writable()
         asof = normalize_iso(as_of, "as_of") if as_of is not None else None
-        knd = _check_kind(kind) if kind is not None else None
+        knd = check_kind(kind) if kind is not None else None
 
         r = self.ranking
         filters = [sql.AS_OF_FILTER if asof is not None else sql.CURRENT_FILTER]
@@ -491,19 +689,21 @@ class Store:
 
         if reinforce and asof is None and facts:
             ids = json.dumps([f.id for f in facts])
-            with immediate(conn):
+            with self._write() as conn:
                 conn.execute(sql.REINFORCE_ACCESS, (self.clock.now(), ids))
         return RecallResult(facts=facts, as_of=asof, truncated=truncated, used_fallback=used_fallback)
 
     # --- reads -----------------------------------------------------------------------
 
+    @_guarded(writing=False)
     def get(self, fact_id: int) -> Fact:
-        fid = _check_id(fact_id)
+        fid = check_id(fact_id)
         row = self.conn.execute(sql.GET_FACT, (fid,)).fetchone()
         if row is None:
             raise NotFound(f"no fact #{fid}")
         return _fact(row)
 
+    @_guarded(writing=False)
     def why(self, fact_id: int) -> WhyResult:
         """The fact, the rows it superseded (nearest first) and the rows that superseded it."""
         fact = self.get(fact_id)
@@ -520,10 +720,11 @@ class Store:
         descendants = _successors(conn, fact, seen)
         return WhyResult(fact=fact, ancestors=ancestors, descendants=descendants)
 
+    @_guarded(writing=False)
     def diff(self, since: str, subject: str | None = None) -> DiffResult:
         """What was learned, revised (by world time) and retracted since ``since``."""
         since_ts = normalize_iso(since, "since")
-        subj = js_trim(_check_str(subject, "subject")) if subject is not None else ""
+        subj = js_trim(check_str(subject, "subject")) if subject is not None else ""
         params = {"since": since_ts, "subject": subj or None}
         conn = self.conn
         learned = [_fact(r) for r in conn.execute(sql.DIFF_LEARNED, params)]
@@ -535,6 +736,7 @@ class Store:
         retracted = [_fact(r) for r in conn.execute(sql.DIFF_RETRACTED, params)]
         return DiffResult(since=since_ts, learned=learned, revised=revised, retracted=retracted)
 
+    @_guarded(writing=False)
     def stats(self) -> StatsResult:
         """Totals and the top 10 subjects by current beliefs (consumes one timestamp)."""
         now = self._effective_now(self.clock.now())
@@ -553,6 +755,7 @@ class Store:
             schema_version=self.schema_version,
         )
 
+    @_guarded(writing=False)
     def check_integrity(self) -> None:
         """FTS index consistency and foreign keys; raises on corruption."""
         conn = self.conn
@@ -583,6 +786,7 @@ class Store:
             & (F.retracted_at.is_null() | (F.retracted_at > t))
         ), t
 
+    @_guarded(writing=False)
     def counts(self) -> StoreCounts:
         F = self.Fact
         belief, _ = self._belief_clause(None)
@@ -597,6 +801,7 @@ class Store:
             unresolved=int(unresolved),
         )
 
+    @_guarded(writing=False)
     def subjects(self, as_of: str | None = None) -> list[SubjectSummary]:
         """Every subject with its believed (now or at as_of) and total row counts."""
         F = self.Fact
@@ -615,6 +820,7 @@ class Store:
         )
         return [SubjectSummary(subject=s, current=int(c or 0), total=int(n)) for s, c, n in query]
 
+    @_guarded(writing=False)
     def list_facts(
         self,
         subject: str | None = None,
@@ -631,9 +837,11 @@ class Store:
         belief, t = self._belief_clause(as_of)
         cond: Any = True
         if subject is not None:
-            cond = F.subject == subject
+            cond = F.subject == check_str(subject, "subject")
         if ids is not None:
-            cond = cond & F.id.in_(list(ids))
+            # One JSON parameter, not one per id: SQLite allows at most 32,766 variables.
+            wanted = json.dumps([check_id(i) for i in ids])
+            cond = cond & F.id.in_(SQL("(SELECT value FROM json_each(?))", [wanted]))
         if freshness == "unchecked":
             cond = cond & F.freshness.is_null()
         elif freshness is not None:
@@ -651,6 +859,7 @@ class Store:
         query = F.select(*fields).where(cond).order_by(*order).offset(offset).limit(limit)
         return [_fact(r) for r in query.tuples()]
 
+    @_guarded(writing=False)
     def flagged(
         self,
         *,
@@ -666,7 +875,7 @@ class Store:
                 raise InvalidInput(f"freshness must be stale or unresolved, got {w!r}")
         cond = F.freshness.in_(wanted) & F.superseded_by.is_null() & F.retracted_at.is_null()
         if subject:
-            cond = cond & (F.subject == subject)
+            cond = cond & (F.subject == check_str(subject, "subject"))
         fields = [getattr(F, c) for c in FACT_COLUMNS]
         query = F.select(*fields).where(cond).order_by(F.id)
         if limit is not None:
@@ -675,15 +884,17 @@ class Store:
 
     # --- the staleness writer (the only code that writes freshness / checked_*) -------
 
+    @_guarded(writing=False)
     def staleness_targets(self, limit: int, after_id: int = 0) -> list[StalenessTarget]:
         """Live pinned rows with id > after_id, oldest first (keyset paging: each row once)."""
-        limit = _check_positive_int(limit, "limit")
+        limit = check_positive_int(limit, "limit")
         rows = self.conn.execute(sql.STALENESS_TARGETS, {"limit": limit, "after_id": after_id})
         return [StalenessTarget(*r) for r in rows]
 
+    @_guarded(writing=False)
     def backfill_candidates(self, limit: int, after_id: int = 0) -> list[StalenessTarget]:
         """Live unpinned rows with a non-empty source_ref (the pass parses them for a pin)."""
-        limit = _check_positive_int(limit, "limit")
+        limit = check_positive_int(limit, "limit")
         rows = self.conn.execute(sql.BACKFILL_CANDIDATES, {"limit": limit, "after_id": after_id})
         return [StalenessTarget(*r) for r in rows]
 
@@ -709,6 +920,7 @@ class Store:
             ]
         )
 
+    @_guarded(writing=True)
     def set_staleness_many(
         self, updates: Sequence[StalenessUpdate], *, live_only: bool = False
     ) -> list[int]:
@@ -731,10 +943,10 @@ class Store:
                 checked_at = stamps[u.checked_at] = normalize_iso(u.checked_at, "checked_at")
             params.append(
                 {
-                    "id": _check_id(u.id),
+                    "id": check_id(u.id),
                     "freshness": u.freshness,
                     "checked_at": checked_at,
-                    "checked_head": _check_str(u.checked_head, "checked_head"),
+                    "checked_head": check_str(u.checked_head, "checked_head"),
                     "source_commit": u.source_commit,
                     "source_path": u.source_path,
                 }
@@ -743,7 +955,7 @@ class Store:
             return []
         written: list[int] = []
         stmt = sql.SET_STALENESS_LIVE if live_only else sql.SET_STALENESS
-        with immediate(self.conn) as conn:
+        with self._write() as conn:
             for p in params:
                 if conn.execute(stmt, p).rowcount:
                     written.append(p["id"])

@@ -183,9 +183,16 @@ class StalenessUpdate:
     source_path: str | None = None
 
 
+DEFAULT_KIND_HALF_LIFE_DAYS: dict[str, float] = {"episodic": 30.0, "procedural": 180.0}
+
+
 @dataclass(slots=True)
 class RankingSettings:
-    """Recall weights (SPEC §7 defaults). The reference's camelCase names map 1:1."""
+    """Recall weights (SPEC §7 defaults). The reference's camelCase names map 1:1.
+
+    ``kind_half_life_days`` is merged over the defaults, as the reference does: a partial
+    map such as ``{"episodic": 7}`` keeps procedural at 180 days.
+    """
 
     half_life_days: float = 90.0
     rrf_k: float = 60.0
@@ -193,8 +200,11 @@ class RankingSettings:
     importance_half_life_weight: float = 0.15
     min_half_life_factor: float = 0.05
     kind_half_life_days: dict[str, float] = field(
-        default_factory=lambda: {"episodic": 30.0, "procedural": 180.0}
+        default_factory=lambda: dict(DEFAULT_KIND_HALF_LIFE_DAYS)
     )
     candidate_cap: int = 256
     stale_weight: float = 0.5
     unresolved_weight: float = 0.85
+
+    def __post_init__(self) -> None:
+        self.kind_half_life_days = {**DEFAULT_KIND_HALF_LIFE_DAYS, **self.kind_half_life_days}

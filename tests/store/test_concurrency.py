@@ -42,6 +42,8 @@ OPENER = textwrap.dedent(
         time.sleep(0.0005)
     try:
         store = Store.open(db)
+        # A fresh file is created by its first write, so each opener writes one row.
+        store.remember("opener", f"opened by {os.getpid()}")
         result = {"ok": True, "version": store.schema_version, "note": store.migration_note}
         store.close()
     except Exception as exc:  # report, do not crash: the parent asserts on it
@@ -113,6 +115,7 @@ def _wait_for(paths: list[Path]) -> None:
 def test_processes_opening_a_fresh_file_at_once_all_succeed(tmp_path: Path, round_: int) -> None:
     n = 4
     db = tmp_path / "fresh" / "memory.db"
+    db.parent.mkdir()  # an explicit path's folder must exist (only the default one is created)
     go = tmp_path / "go"
     ready = [tmp_path / f"ready{i}" for i in range(n)]
     outs = [tmp_path / f"out{i}.json" for i in range(n)]
@@ -141,7 +144,7 @@ def test_processes_opening_a_fresh_file_at_once_all_succeed(tmp_path: Path, roun
             r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
         )
         assert triggers == ["facts_ad", "facts_ai", "facts_au"]
-        assert conn.execute("SELECT count(*) FROM facts").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM facts").fetchone()[0] == n
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         conn.close()

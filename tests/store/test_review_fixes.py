@@ -69,8 +69,10 @@ def test_side_files_are_refused(tmp_path: Path, suffix: str) -> None:
 
 def test_tilde_paths_expand_to_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "sub").mkdir()  # an explicit path's folder must exist
     with Store.open("~/sub/m.db") as s:
         assert s.path == str(tmp_path / "sub" / "m.db")
+        s.remember("s", "f")  # the file is created by the first write
     assert (tmp_path / "sub" / "m.db").exists()
 
 

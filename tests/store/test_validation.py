@@ -436,7 +436,7 @@ def test_forget_trims_the_given_source_ref_then_matches_exactly(store: Store) ->
 # --- recall ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", [0, -1, "8", 2.5, 8.0, True])
+@pytest.mark.parametrize("value", [0, -1, "8", 2.5, 8.5, True])
 def test_recall_refuses_bad_limit(store: Store, value: object) -> None:
     refused(store, lambda: store.recall("jwt", limit=value), InvalidInput, "limit")  # type: ignore[arg-type]
 
