@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ from peewee import fn
 from . import sql
 from .clock import Clock, SystemClock
 from .db import immediate, open_database
+from .driver import sqlite3
 from .errors import InvalidInput, NotFound, ReadOnlyError, StoreOpenError
 from .models import bound_model
 from .timeutil import js_split, js_trim, normalize_iso
