@@ -136,6 +136,10 @@ def interleaved(script: Path, args: argparse.Namespace, payload: dict,
     return sides, results
 
 
+def _short(name: str) -> str:
+    return {"new": "new", "new, stdlib sqlite3": "stdlib"}.get(name, "base")
+
+
 def median_of(runs: list[dict], key: str) -> float:
     values = [float(r[key]) for r in runs if r.get(key) is not None]
     return statistics.median(values) if values else float("nan")
@@ -149,8 +153,7 @@ def print_table(title: str, sides: Sequence[Side], results: dict[str, list[dict]
     print(f"\n{title}  (median over {len(results[names[0]])} interleaved rounds per side)")
     head = f"{'measure':<44}" + "".join(f"{n:>{width + 2}}" for n in names)
     if len(names) > 1:
-        head += "".join(f"{'ratio ' + n.split(',')[0] if i else '':>{16}}"
-                        for i, n in enumerate(names) if i)
+        head += "".join(f"{_short(n) + '/' + _short(names[0]):>16}" for n in names[1:])
     print(head)
     for label, key, unit in metrics:
         vals = [median_of(results[n], key) for n in names]
