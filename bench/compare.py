@@ -32,8 +32,17 @@ DEFAULT_BASE = "ef36ba0"  # main when issue #9 started: the code "as it landed b
 CODE_ENV = "MEMHARNESS_BENCH_CODE"
 
 
+HIDE_ENV = "MEMHARNESS_BENCH_HIDE_PYSQLITE3"
+
+
 def code_dir() -> Path:
-    """The folder whose ``memharness_tui`` a benchmark (child) imports; put it on sys.path."""
+    """The folder whose ``memharness_tui`` a benchmark (child) imports; put it on sys.path.
+
+    Call before importing ``memharness_tui``. In a base-side child (and any process it
+    starts) ``pysqlite3`` is made unimportable, as it was for that code's users.
+    """
+    if os.environ.get(HIDE_ENV) == "1":
+        sys.modules["pysqlite3"] = None  # type: ignore[assignment]  # import now fails
     path = Path(os.environ.get(CODE_ENV, REPO))
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
@@ -76,17 +85,11 @@ class BaseCheckout:
             self.path.parent.rmdir()
 
 
-_HIDE = (
-    "import runpy, sys; sys.modules['pysqlite3'] = None; sys.argv = sys.argv[1:]; "
-    "runpy.run_path(sys.argv[0], run_name='__main__')"
-)
-
-
 def run_child(script: Path, side: Side, payload: dict, *, timeout: float = 3600) -> dict:
     """Run ``script --child-json PAYLOAD`` for one side; return its RESULT."""
-    env = {**os.environ, CODE_ENV: str(side.code), **dict(side.env)}
-    argv = [str(script), "--child-json", json.dumps(payload)]
-    cmd = [sys.executable, "-c", _HIDE, *argv] if side.hide_pysqlite3 else [sys.executable, *argv]
+    env = {**os.environ, CODE_ENV: str(side.code), HIDE_ENV: "1" if side.hide_pysqlite3 else "0",
+           **dict(side.env)}
+    cmd = [sys.executable, str(script), "--child-json", json.dumps(payload)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
                           cwd=side.code)
     for line in reversed(proc.stdout.splitlines()):
