@@ -82,11 +82,37 @@ def typing_gaps(queries: list[str], rng: random.Random) -> list[list[float]]:
     return [[min(0.3, max(0.04, rng.gauss(0.11, 0.035))) for _ in q] for q in queries]
 
 
+def _note_shown_queries() -> None:
+    """Make the recall pane remember the query of the results it last put on screen.
+
+    Wraps ``RecallPane._show(params, result, ...)`` (present before and after the TUI
+    refactor) rather than reading a pane attribute that may move.
+    """
+    from memharness_tui.tui.widgets.recall import RecallPane
+
+    if getattr(RecallPane, "_bench_wrapped", False):
+        return
+    original = RecallPane._show
+
+    def _show(self, params, *args, **kwargs):  # type: ignore[no-untyped-def]
+        original(self, params, *args, **kwargs)
+        self.bench_shown = params.query
+
+    RecallPane._show = _show  # type: ignore[method-assign]
+    RecallPane._bench_wrapped = True  # type: ignore[attr-defined]
+
+
+def _shown(pane: object) -> str | None:
+    return getattr(pane, "bench_shown", None)
+
+
 def _bench_app_class():
     """The app, noting every frame it renders and which query the results showed then."""
     from textual._compositor import CompositorUpdate
 
     from memharness_tui.tui.app import MemharnessApp
+
+    _note_shown_queries()
 
     class BenchApp(MemharnessApp):
         paints: list[tuple[float, str | None]] = []
@@ -96,8 +122,7 @@ def _bench_app_class():
             super()._display(screen, renderable)
             if isinstance(renderable, CompositorUpdate):
                 renderable.render_segments(self.console)  # the terminal bytes: part of the cost
-                shown = getattr(self.pane, "shown_params", None)
-                self.paints.append((time.perf_counter(), None if shown is None else shown.query))
+                self.paints.append((time.perf_counter(), _shown(self.pane)))
 
     return BenchApp
 
@@ -154,15 +179,14 @@ async def session(db: Path, queries: list[str], gaps: list[list[float]],
     async with app.run_test(size=SIZE) as pilot:
         await _until(lambda: bool(app.screen.query(RecallPane)), what="the recall pane")
         pane = app.pane = app.screen.query_one(RecallPane)
-        await _until(lambda: pane.shown_params is not None, what="first results")
+        await _until(lambda: _shown(pane) is not None, what="first results")
         box = app.screen.query_one("#search", Input)
         while app.focused is not box:
             box.focus()
             await pilot.pause(0.01)
         for q, q_gaps in zip(queries, gaps, strict=True):
             box.value = ""
-            await _until(lambda: pane.shown_params is not None and pane.shown_params.query == "",
-                         what="cleared results")
+            await _until(lambda: _shown(pane) == "", what="cleared results")
             await _settled(app, time.perf_counter())
             app.paints.clear()
             keys: list[tuple[float, str]] = []
@@ -207,11 +231,12 @@ async def _start_child(db: Path) -> None:
     from memharness_tui.tui.app import MemharnessApp
     from memharness_tui.tui.widgets.recall import RecallPane
 
+    _note_shown_queries()
     app = MemharnessApp(str(db), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await _until(lambda: bool(app.screen.query(RecallPane)), what="the recall pane")
         pane = app.screen.query_one(RecallPane)
-        await _until(lambda: pane.shown_params is not None, what="first results")
+        await _until(lambda: _shown(pane) is not None, what="first results")
         await pilot.pause()
         print("PAINTED", flush=True)
     app.gateway.close()

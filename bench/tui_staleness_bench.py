@@ -50,7 +50,12 @@ def _pct(values: list[float], p: float) -> float:
 
 async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> dict[str, object]:
     from memharness_tui.tui.app import MemharnessApp
-    from memharness_tui.tui.widgets.dashboard import StalenessDashboard, StalenessOptions
+    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
+
+    try:  # where the TUI refactor (issue #9's sibling work) keeps it
+        from memharness_tui.tui.state import StalenessOptions  # type: ignore[import-not-found]
+    except ImportError:
+        from memharness_tui.tui.widgets.dashboard import StalenessOptions
 
     app = MemharnessApp(str(db), cursor_blink=False, config_dir=db.parent / "config")
     app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
