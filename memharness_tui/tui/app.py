@@ -95,14 +95,18 @@ class MemharnessApp(App[int]):
         readonly: bool = False,
         now: str | Callable[[], str] | None = None,
         config_dir: Path | None = None,
-        search_debounce: float = 0.15,
+        search_debounce: float = 0.0,
         reason_provider: ReasonProvider | None = None,
         cursor_blink: bool = True,
         staleness_options: Any = None,
         poll_interval: float = POLL_INTERVAL,
     ) -> None:
         """``source``: a path / None (SPEC §1 default), or a zero-arg opener; either way the
-        store is opened and used on the app's one DB thread."""
+        store is opened and used on the app's one DB thread.
+
+        ``search_debounce``: 0 (the default) searches on every keystroke, latest wins (a newer
+        keystroke cancels the older search, queued or in flight); > 0 waits that long after
+        the last keystroke instead."""
         super().__init__()
         if source is None or isinstance(source, str | os.PathLike):
             source = _opener(None if source is None else str(source), readonly)

@@ -134,6 +134,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     # ----- inputs -------------------------------------------------------------------------
     @on(Input.Changed, "#search, #subject-filter")
     def _typed(self) -> None:
+        """Latest wins: every keystroke searches at once, and ``_search`` being an exclusive
+        worker cancels the superseded one (still queued for the DB thread: it never runs; in
+        flight: its results are dropped). An optional debounce waits for a pause instead."""
         if self._timer is not None:
             self._timer.stop()
         delay = self.mapp.search_debounce
