@@ -83,6 +83,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.params = RecallParams()
         self.last_result: Any = None
         self._stale = False  # the store moved while the pane was hidden
+        self._search_pending = False  # a search is scheduled for after the current message
+        self._pending_keep = False
+        self._shown_key: tuple[RecallParams, int] | None = None  # what the table shows
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -174,24 +177,42 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         )
 
     def run_search(self, *, more: bool = False, keep: bool = False) -> None:
-        """Search with the boxes' values; ``keep``: a refresh (same rows loaded, same cursor)."""
+        """Search with the boxes' values; ``keep``: a refresh (same rows loaded, same cursor).
+
+        Requests made while handling one message are coalesced into one search, started
+        right after it (mounting alone asks four times: mount, the bound as_of and revision,
+        the limit Select); the last request's ``more``/``keep`` wins, as before.
+        """
         if not more and not keep:
             self._extra = 0
-        params = self.current_params()
-        self.params = params
-        self._search(replace(params, limit=params.limit + self._extra), params.limit,
-                     more or keep)
+        self.params = self.current_params()
+        self._pending_keep = more or keep
+        if not self._search_pending:
+            self._search_pending = True
+            self.call_next(self._start_search)
+
+    def _start_search(self) -> None:
+        self._search_pending = False
+        params = self.params = self.current_params()
+        asked = replace(params, limit=params.limit + self._extra)
+        if (asked, self.store_revision) == self._shown_key:
+            return  # exactly these results, of this revision of the store, are on screen
+        self._search(asked, params.limit, self._pending_keep)
 
     # ----- workers ------------------------------------------------------------------------
     @work(exclusive=True, group="recall", exit_on_error=False)
     async def _search(self, params: RecallParams, base_limit: int, keep_cursor: bool) -> None:
-        result = await self.mapp.service.recall(params)
+        revision = self.store_revision
+        self._shown_key = None
+        first = self.mapp.take_first_recall(params)  # started while the screen was built
+        result = await (first if first is not None else self.mapp.service.recall(params))
         agent_text: str | None = None
         if self.agent_view:
             agent_text = await self._agent_text(params, base_limit, result)
         self._show(params, result, keep_cursor)
         if agent_text is not None:
             self._show_agent_text(agent_text)
+        self._shown_key = (params, revision)
 
     async def _agent_text(self, params: RecallParams, base_limit: int, result: Any) -> str:
         from memharness_tui.store import formats
