@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -12,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
-from textual.suggester import SuggestFromList
+from textual.suggester import Suggester
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Input, Select, Static
 
@@ -46,6 +47,27 @@ RESULT_COLUMNS = (
 
 
 RecallParams = RecallQuery  # what the Recall tab shows (kept under its old name)
+
+
+class SubjectSuggester(Suggester):
+    """Completes a subject from the store's subjects, read once, on the first keystroke.
+
+    Like ``SuggestFromList(names, case_sensitive=False)``: the first name (in the store's
+    order) that starts with the typed text, ignoring case. A failed read suggests nothing.
+    """
+
+    def __init__(self, load: Callable[[], Awaitable[list[str]]]) -> None:
+        super().__init__(use_cache=False, case_sensitive=False)
+        self._load = load
+        self._names: list[tuple[str, str]] | None = None
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if self._names is None:
+            try:
+                self._names = [(n.casefold(), n) for n in await self._load()]
+            except Exception:  # noqa: BLE001 - a suggestion is a nicety; never an error
+                return None
+        return next((name for folded, name in self._names if folded.startswith(value)), None)
 
 
 class RecallPane(WorkerErrorsToApp, Vertical):
@@ -227,13 +249,17 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         result = await self.mapp.service.recall(p)
         self._show_agent_text(await self._agent_text(p, p.limit, result))
 
-    @work(exclusive=True, group="recall-subjects", exit_on_error=False)
-    async def load_subject_suggestions(self) -> None:
-        subjects = await self.mapp.service.subjects(self.as_of)
-        names = [s.subject for s in subjects]
-        self.query_one("#subject-filter", Input).suggester = SuggestFromList(
-            names, case_sensitive=False
-        )
+    def load_subject_suggestions(self) -> None:
+        """A fresh suggester for the subject box (this as_of, this revision of the store).
+
+        It reads the subjects only when first asked — when someone types in the box — so
+        start-up and every write skip a query that takes seconds on a large store."""
+        service, as_of = self.mapp.service, self.as_of
+
+        async def names() -> list[str]:
+            return [s.subject for s in await service.subjects(as_of)]
+
+        self.query_one("#subject-filter", Input).suggester = SubjectSuggester(names)
 
     # ----- display ------------------------------------------------------------------------
     def _show(self, params: RecallParams, result: Any, keep_cursor: bool) -> None:
