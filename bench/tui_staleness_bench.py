@@ -98,10 +98,13 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
             await asyncio.sleep(probe_every)
         t_pass = time.perf_counter() - t0
         n_during = len(sent)
-        events_shown = len(dash.progress_seen)
-        summary = dash.last_summary
+        # Before and after the TUI refactor (the flagged list moved into ``dash.panel``).
+        seen = getattr(dash, "progress_seen", None)
+        events_shown = len(seen) if seen is not None else -1
+        summary = getattr(dash, "last_summary", None)
+        panel = getattr(dash, "panel", dash)
         t1 = time.perf_counter()
-        while dash._needs_load or not dash.flagged or app.workers._workers:
+        while panel._needs_load or not panel.flagged or app.workers._workers:
             sent.append(time.perf_counter())
             send_key()
             await asyncio.sleep(probe_every)
@@ -109,7 +112,7 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
                 break
         t_reload = time.perf_counter() - t1
         await pilot.pause(0.2)
-        flagged = len(dash.flagged)
+        flagged = len(panel.flagged)
         to_handler = [(r - s) * 1000 for s, r in zip(sent, reached, strict=False)]
         during, after = to_handler[:n_during], to_handler[n_during:]
     return {"pass_s": t_pass, "events": events_shown, "summary": summary, "during": during,
