@@ -25,6 +25,7 @@ set ``MEMHARNESS_FIXTURES`` to use another.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import statistics
@@ -36,11 +37,11 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import add_arguments, code_dir, emit, interleaved, print_table  # noqa: E402
+from seed import seed_store  # noqa: E402
 
-from seed import decompress_seed  # noqa: E402
-
+code_dir()  # this checkout, or the base commit's worktree in a comparison child
 from memharness_tui.store import Store  # noqa: E402
 from memharness_tui.store.store import _fts_phrases  # noqa: E402
 
@@ -169,8 +170,43 @@ def table(
     return p95
 
 
+def _metrics(wall: dict[str, list[float]], cpu: dict[str, list[float]],
+             fallback_ms: list[float]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    everything = sorted(v for shape in SHAPES for v in wall[shape])
+    cpu_all = sorted(v for shape in SHAPES for v in cpu[shape])
+    for p in (50, 95, 99):
+        out[f"p{p}"] = percentile(everything, p)
+        out[f"cpu_p{p}"] = percentile(cpu_all, p)
+        for n, shape in enumerate(SHAPES):
+            out[f"s{n}_p{p}"] = percentile(sorted(wall[shape]), p)
+    return out
+
+
+def tail_probes(store: Store, repeat: int = 15) -> dict[str, float]:
+    """The issue's tail cases, median ms each: a term in every row, the empty query, LIKE."""
+    cases = {
+        "every_row": {"query": "subject"},  # every row's subject is ``subject:N``
+        "empty": {"query": ""},  # scores every current row
+        "like": {"query": "orenm"},  # inside words only: FTS finds nothing, LIKE runs
+    }
+    out: dict[str, float] = {}
+    for name, kwargs in cases.items():
+        store.recall(**kwargs)
+        times, cpu = [], []
+        for _ in range(repeat):
+            c0, t0 = time.thread_time_ns(), time.perf_counter_ns()
+            store.recall(**kwargs)
+            times.append((time.perf_counter_ns() - t0) / 1e6)
+            cpu.append((time.thread_time_ns() - c0) / 1e6)
+        out[f"tail_{name}"] = statistics.median(times)
+        out[f"tail_{name}_cpu"] = statistics.median(cpu)
+    return out
+
+
 def run(
-    store: Store, iterations: int, seed: int, show_plans: bool, subjects: str, pragmas: list[str]
+    store: Store, iterations: int, seed: int, show_plans: bool, subjects: str, pragmas: list[str],
+    metrics: dict[str, float] | None = None,
 ) -> int:
     for pragma in pragmas:  # experiments only: the store's own pragmas are SPEC §2
         store.conn.execute(f"PRAGMA {pragma}")
@@ -211,6 +247,10 @@ def run(
             fallback[shape] += 1
             fallback_ms.append(wall[shape][-1])
 
+    if metrics is not None:
+        metrics.update(_metrics(wall, cpu, fallback_ms))
+        metrics.update(tail_probes(store))
+        return 0
     print(f"recall benchmark: {store.path}")
     rows = store.conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
     print(
@@ -241,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--facts", type=int, default=100_000,
+                        help="100000: the reference seed; any other size: a generated one")
     parser.add_argument("--explain", action="store_true", help="print each shape's query plan")
     parser.add_argument("--db", help="an already decompressed copy of the seed (used as is)")
     parser.add_argument(
@@ -255,15 +297,42 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="extra PRAGMA for an experiment, e.g. --pragma mmap_size=268435456",
     )
+    add_arguments(parser)
     args = parser.parse_args(argv)
+    if args.child_json:
+        job = json.loads(args.child_json)
+        metrics: dict[str, float] = {}
+        with Store.open(job["db"], readonly=True) as store:
+            run(store, job["iterations"], job["seed"], False, job["subjects"], [], metrics)
+        emit(metrics)
+        return 0
     opts = (args.iterations, args.seed, args.explain, args.subjects, args.pragma)
-    if args.db:
-        with Store.open(args.db) as store:
+    if args.explain or args.pragma:  # one detailed run of this checkout, no comparison
+        if args.db:
+            with Store.open(args.db) as store:
+                return run(store, *opts)
+        with tempfile.TemporaryDirectory(prefix="memharness-bench-") as tmp, \
+                Store.open(str(seed_store(Path(tmp), args.facts))) as store:
             return run(store, *opts)
     with tempfile.TemporaryDirectory(prefix="memharness-bench-") as tmp:
-        path = decompress_seed(Path(tmp))
-        with Store.open(str(path)) as store:
-            return run(store, *opts)
+        db = args.db or str(seed_store(Path(tmp), args.facts))
+        Store.open(db).close()  # migrate (if ever needed) outside the timed children
+        job = {"db": db, "iterations": args.iterations, "seed": args.seed,
+               "subjects": args.subjects}
+        sides, results = interleaved(Path(__file__), args, job)
+    rows = [(f"overall wall p{p}", f"p{p}", "ms") for p in (50, 95, 99)]
+    rows += [(f"overall CPU p{p}", f"cpu_p{p}", "ms") for p in (50, 95, 99)]
+    for n, shape in enumerate(SHAPES):
+        rows += [(f"{shape} p{p}", f"s{n}_p{p}", "ms") for p in (50, 95, 99)]
+    rows += [("tail: a term in every row", "tail_every_row", "ms"),
+             ("tail: empty query (every current row)", "tail_empty", "ms"),
+             ("tail: LIKE fallback", "tail_like", "ms"),
+             ("tail CPU: a term in every row", "tail_every_row_cpu", "ms"),
+             ("tail CPU: empty query", "tail_empty_cpu", "ms"),
+             ("tail CPU: LIKE fallback", "tail_like_cpu", "ms")]
+    print_table(f"recall, {args.facts:,} facts, {args.iterations} queries per shape",
+                sides, results, rows)
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,15 +1,55 @@
-"""The reference's 100k benchmark seed, shared by the benchmarks.
+"""Benchmark stores: the reference's 100k seed, or a synthetic one of any size with its shape.
 
-``../shared/fixtures`` beside the checkout (``MEMHARNESS_FIXTURES`` overrides). The seed is
-decompressed into a folder of the caller's; the fixtures folder is only read.
+``decompress_seed`` writes the reference's own ``bench100k.db`` (from ``bench100k.db.xz`` in
+``../shared/fixtures`` beside the checkout; ``MEMHARNESS_FIXTURES`` overrides; the fixtures
+folder is only read). ``generate_seed`` writes a store of N facts shaped like it, measured
+from that file:
+
+- 1,000 subjects ``subject:K`` with K = floor(1000·u²) (subject:0 holds 3.2 %, the last ≈0.05 %);
+- facts of 6–20 words drawn uniformly from a 2,000-word made-up vocabulary (2–4 syllables);
+- about 10 % of rows are revisions (confidence 1.0, no source) of a uniformly chosen earlier
+  current row of the same subject: the old row gets ``superseded_by`` and ``valid_to``;
+- about 2.2 % of remembered rows are forgotten on the next tick (``retracted_at``);
+- ``source_agent`` ``bench`` and ``source_ref`` ``session-0..499`` on remembered rows,
+  confidence uniform in [0.5, 1), importance 5, kind ``semantic``, no predicate;
+- one clock tick per row or retraction, spread over the same year as the reference
+  (2025-06-09 → 2026-06-15), so recency weights look alike at any size.
+
+The reference seed has one kind and no pins; ``--kinds`` and ``--pins F`` add a mix of kinds
+and a fraction F of rows pinned to made-up commits/paths (for header counts and pin filters).
+
+    .venv/bin/python bench/seed.py --facts 1000000 --out /tmp/bench1m.db
+
+``seed_store(workdir, facts)`` is what the benchmarks call: the reference file for 100,000
+(unless ``synthetic``), a generated one otherwise, cached beside the temp folders by size and
+seed so a second run copies instead of regenerating.
 """
 
 from __future__ import annotations
 
+import argparse
 import lzma
 import os
+import random
 import shutil
+import sys
+import tempfile
+import time
+from array import array
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+REFERENCE_FACTS = 100_000
+SYLLABLES = ("ba", "chi", "den", "ka", "lor", "mi", "po", "ren", "su", "to", "va", "zu")
+START = datetime(2025, 6, 9, tzinfo=UTC)
+REVISE_P = 0.1013
+RETRACT_P = 0.0221
+KINDS = ("semantic", "episodic", "procedural")
 
 
 def fixtures_dir() -> Path:
@@ -26,3 +66,137 @@ def decompress_seed(dest: Path) -> Path:
     with lzma.open(source, "rb") as src, open(target, "wb") as dst:
         shutil.copyfileobj(src, dst, length=1 << 20)
     return target
+
+
+def _iso(ms: int) -> str:
+    return (START + timedelta(milliseconds=ms)).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def _vocabulary(rng: random.Random) -> list[str]:
+    vocab: set[str] = set()
+    while len(vocab) < 2000:
+        vocab.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(vocab)
+
+
+def _rows(n: int, seed: int, *, kinds: bool, pins: float) -> Iterator[tuple[object, ...]]:
+    """Every row of the store in id order, final state (revisions and retractions applied).
+
+    Two passes keep a 1M-row run small: the history (who revises whom, who is forgotten)
+    goes into flat arrays first; the rows, with their text, are then streamed to SQLite.
+    """
+    rng = random.Random(seed)
+    step = round(315_000 * REFERENCE_FACTS / n)
+    subject = array("i", [0]) * n
+    superseded_by = array("i", [0]) * n  # 0: none
+    tick = array("q", [0]) * n  # the row's own clock tick
+    retracted = array("q", [-1]) * n  # tick of the retraction, -1: none
+    revision = bytearray(n)
+    current: dict[int, list[int]] = {}  # subject -> indexes of its current, unretracted rows
+    t = 0
+    for i in range(n):
+        tick[i] = t
+        t += 1
+        candidates = current.get(subject[rng.randrange(i)]) if i and rng.random() < REVISE_P else None
+        if candidates:
+            old = candidates.pop(rng.randrange(len(candidates)))
+            superseded_by[old] = i + 1
+            subject[i] = subject[old]
+            revision[i] = 1
+        else:
+            subject[i] = int(1000 * rng.random() ** 2)
+            if rng.random() < RETRACT_P:
+                retracted[i] = t
+                t += 1
+                continue
+        current.setdefault(subject[i], []).append(i)
+    del current
+    text_rng = random.Random(seed + 1)
+    words = _vocabulary(text_rng)
+    for i in range(n):
+        text = " ".join(text_rng.choices(words, k=text_rng.randint(6, 20)))
+        tx = _iso(tick[i] * step)
+        sup = superseded_by[i] or None
+        valid_to = _iso(tick[sup - 1] * step) if sup else None
+        gone = _iso(retracted[i] * step) if retracted[i] >= 0 else None
+        if revision[i]:
+            confidence, agent, ref = 1.0, "", ""
+        else:
+            confidence = 0.5 + 0.5 * text_rng.random()
+            agent, ref = "bench", f"session-{text_rng.randrange(500)}"
+        kind = text_rng.choice(KINDS) if kinds else "semantic"
+        commit = path = None
+        if pins and text_rng.random() < pins:
+            commit = f"{text_rng.getrandbits(160):040x}"
+            path = f"src/pkg{text_rng.randrange(20)}/mod{text_rng.randrange(200)}.py"
+        yield (i + 1, f"subject:{subject[i]}", text, confidence, tx, agent, ref, valid_to, gone,
+               sup, kind, commit, path)
+
+
+def generate_seed(target: Path, n: int, *, seed: int = 20250609, kinds: bool = False,
+                  pins: float = 0.0) -> Path:
+    """Write a fresh store of ``n`` facts shaped like the reference seed at ``target``."""
+    from memharness_tui.store.db import immediate, run_migrations
+    from memharness_tui.store.driver import sqlite3
+
+    if target.exists():
+        raise SystemExit(f"{target} exists; generate into a new path")
+    rows = _rows(n, seed, kinds=kinds, pins=pins)
+    conn = sqlite3.connect(str(target), isolation_level=None)
+    try:
+        with immediate(conn):  # the store's own schema and migrations (it creates files lazily)
+            run_migrations(conn, str(target))
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = OFF")
+        conn.execute("PRAGMA cache_size = -262144")
+        conn.execute("BEGIN")
+        conn.executemany(
+            "INSERT INTO facts (id, subject, fact, confidence, valid_from, tx_at, source_agent, "
+            "source_ref, valid_to, retracted_at, superseded_by, kind, source_commit, source_path) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            rows,
+        )
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        conn.close()
+    return target
+
+
+def _cache_dir() -> Path:
+    return Path(tempfile.gettempdir()) / "memharness-bench-seeds"
+
+
+def seed_store(workdir: Path, facts: int = REFERENCE_FACTS, *, synthetic: bool = False,
+               seed: int = 20250609) -> Path:
+    """A benchmark store in ``workdir``: the reference file at 100k, else a generated one."""
+    if facts == REFERENCE_FACTS and not synthetic:
+        return decompress_seed(workdir)
+    cache = _cache_dir() / f"synthetic-{facts}-{seed}.db"
+    if not cache.exists():
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        partial = cache.with_suffix(f".{os.getpid()}.partial")
+        t = time.perf_counter()
+        generate_seed(partial, facts, seed=seed)
+        os.replace(partial, cache)
+        print(f"seed: generated {facts:,} facts in {time.perf_counter() - t:.1f} s → {cache}")
+    target = workdir / cache.name
+    shutil.copyfile(cache, target)
+    return target
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="Write a synthetic store shaped like the reference seed.")
+    ap.add_argument("--facts", type=int, default=1_000_000)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--seed", type=int, default=20250609)
+    ap.add_argument("--kinds", action="store_true", help="mix semantic/episodic/procedural")
+    ap.add_argument("--pins", type=float, default=0.0, help="fraction of rows pinned to a commit")
+    args = ap.parse_args()
+    t = time.perf_counter()
+    generate_seed(args.out, args.facts, seed=args.seed, kinds=args.kinds, pins=args.pins)
+    print(f"{args.out}: {args.facts:,} facts in {time.perf_counter() - t:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

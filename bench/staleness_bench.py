@@ -7,12 +7,18 @@ source_ref (backfill). Times a full pass with writes, then the reference bin's
 method (two ``git`` subprocesses per pin: ``merge-base --is-ancestor`` and
 ``diff --quiet``) on a sample, extrapolated. Prints numbers; asserts nothing.
 
-    .venv/bin/python bench/staleness_bench.py [--facts 10000] [--sample 500]
+The passes run in child processes, interleaved with the same passes on the code before
+issue #9 (``--base``, see ``bench/compare.py``), and the table gives the ratio. Each side's
+verdicts are digested (every pinned row's freshness, head and backfilled pin) and must match.
+
+    .venv/bin/python bench/staleness_bench.py [--facts 10000] [--sample 500] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import random
 import shutil
@@ -23,8 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import add_arguments, code_dir, emit, interleaved, print_table  # noqa: E402
 
+code_dir()
 from memharness_tui.staleness.runner import StalenessPass  # noqa: E402
 from memharness_tui.store import FakeClock, Store  # noqa: E402
 
@@ -137,13 +145,57 @@ def reference_method(repo: Path, sample: list[tuple[str, str | None]]) -> tuple[
     return time.perf_counter() - t, counts
 
 
+def verdict_digest(db: Path) -> str:
+    """A digest of what a pass decided: every pinned row's verdict, head and pin."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(
+            "SELECT id, freshness, checked_head, source_commit, source_path, checked_at IS NULL "
+            "FROM facts ORDER BY id"
+        ).fetchall()
+    finally:
+        conn.close()
+    return hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
+
+
+def child(payload: dict) -> None:
+    """One side's measurement: check-only, `repeat` first passes on fresh copies, a re-pass."""
+    db, repo, root = Path(payload["db"]), Path(payload["repo"]), Path(payload["tmp"])
+    c0 = time.thread_time()
+    check = StalenessPass(db, [repo], check_only=True).run()
+    check_cpu = time.thread_time() - c0
+    runs, cpus = [], []
+    copy = root / f"run-{os.getpid()}.db"
+    for _ in range(payload["repeat"]):
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{copy}{suffix}").unlink(missing_ok=True)
+        shutil.copyfile(db, copy)  # a fresh, never-checked store each time
+        c0 = time.thread_time()
+        full = StalenessPass(copy, [repo]).run()
+        cpus.append(time.thread_time() - c0)  # CPU of the pass's thread: steadier under load
+        runs.append(full.elapsed)
+    digest = verdict_digest(copy)
+    again = StalenessPass(copy, [repo]).run()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{copy}{suffix}").unlink(missing_ok=True)
+    emit({"check_s": check.elapsed, "check_cpu_s": check_cpu, "full_s": statistics.median(runs),
+          "full_cpu_s": statistics.median(cpus), "best_s": min(runs),
+          "again_s": again.elapsed, "summary": full.summary_line(), "digest": digest})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--facts", type=int, default=10_000)
     ap.add_argument("--sample", type=int, default=500)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--repeat", type=int, default=3, help="timed full passes, each on a fresh copy")
+    ap.add_argument("--repeat", type=int, default=3, help="timed full passes per child, each on a fresh copy")
+    add_arguments(ap)
     args = ap.parse_args()
+    if args.child_json:
+        child(json.loads(args.child_json))
+        return
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="staleness-bench-") as tmp:
         root = Path(tmp)
@@ -156,28 +208,34 @@ def main() -> None:
         pins = build_store(db, args.facts, main_shas, side, files, rng)
         print(f"store: {args.facts} facts ({time.perf_counter() - t:.2f} s to build)")
 
-        check = StalenessPass(db, [repo], check_only=True).run()
-        print(f"check-only pass (judging, no writes): {check.elapsed:.3f} s   {check.summary_line()}")
-        runs = []
-        for i in range(args.repeat):
-            copy = root / f"run{i}.db"
-            shutil.copyfile(db, copy)  # a fresh, never-checked store each time
-            full = StalenessPass(copy, [repo]).run()
-            runs.append(full.elapsed)
-        best, median = min(runs), statistics.median(runs)
-        print(f"full pass with writes: best {best:.3f} s, median {median:.3f} s "
-              f"over {len(runs)} fresh copies   {full.summary_line()}")
-        again = StalenessPass(copy, [repo]).run()
-        print(f"second pass (rewrites every verdict): {again.elapsed:.3f} s   {again.summary_line()}")
+        payload = {"db": str(db), "repo": str(repo), "tmp": tmp, "repeat": args.repeat}
+        sides, results = interleaved(
+            Path(__file__), args, payload,
+            on_round=lambda r, name, res: print(f"  round {r + 1} {name}: {res['full_s']:.3f} s"),
+        )
+        print_table(f"staleness pass, {args.facts} pins", sides, results, [
+            ("check-only pass (judging, no writes)", "check_s", "s"),
+            ("full pass with writes, fresh store", "full_s", "s"),
+            ("  CPU time of that pass", "full_cpu_s", "s"),
+            ("  CPU time of the check-only pass", "check_cpu_s", "s"),
+            ("second pass (rewrites every verdict)", "again_s", "s"),
+        ])
+        for s in sides:
+            last = results[s.name][-1]
+            print(f"{s.name}: {last['summary']}  verdict digest {last['digest']}")
+        digests = {r["digest"] for runs in results.values() for r in runs}
+        print("verdicts identical on every side" if len(digests) == 1
+              else f"VERDICTS DIFFER between sides: {digests}")
+        median = statistics.median(r["full_s"] for r in results["new"])
 
         sample = rng.sample(pins, min(args.sample, len(pins)))
         ref_s, ref_counts = reference_method(repo, sample)
         per_pin = ref_s / len(sample)
         extrapolated = per_pin * args.facts
-        print(f"reference method:      {ref_s:.2f} s for {len(sample)} pins "
+        print(f"\nreference method:      {ref_s:.2f} s for {len(sample)} pins "
               f"({per_pin * 1000:.2f} ms/pin; {ref_counts})")
         print(f"reference extrapolated to {args.facts} pins: {extrapolated:.1f} s")
-        print(f"ours, full pass with writes ({args.facts} pins): {median:.3f} s (median)")
+        print(f"ours (new), full pass with writes ({args.facts} pins): {median:.3f} s (median)")
         print(f"ratio: {extrapolated / median:,.0f}x faster (reference extrapolated / our median)")
 
 

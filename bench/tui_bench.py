@@ -1,10 +1,23 @@
-"""Benchmark the app on the reference 100k seed: keypress → results painted, cold start, peak RSS.
+"""Benchmark the app as a user feels it: typing queries, cold start, opening a fact, tabs, RSS.
 
-    .venv/bin/python bench/tui_bench.py [--queries 100] [--keep]
+    .venv/bin/python bench/tui_bench.py [--facts 100000] [--queries 40] [--rounds 2]
 
-The seed (``bench100k.db.xz``) is decompressed into a temp folder; the fixtures folder is never
-touched. Fixtures path: ``$MEMHARNESS_FIXTURES`` or ``../shared/fixtures`` beside the repo.
-Prints numbers only; nothing here asserts a time.
+Drives the real app headless (Pilot) with its real search scheduling (the app's own default
+debounce unless ``--debounce`` is given) and types realistic queries key by key: 1–3 words
+taken in order from a stored fact, each key after a human-like pause (about 110 ms, jittered),
+so the app sees every prefix as it is typed. Measured from the moment a key is posted (as the
+terminal driver does) to the first frame painted that shows results for the text including
+that key:
+
+- **settled**: the last key of each query (the user stops typing and waits) — the issue's row;
+- **every key**: every key, including ones whose own results are superseded by the next key.
+
+Also: cold start (process start → first results painted), opening the first result (Enter →
+detail screen settled), switching tabs (2, 3, 4, 1 → pane settled), peak RSS, and the store
+calls alone (recall of the final queries, the header counts). Each side (``--base`` commit,
+this checkout; see ``bench/compare.py``) runs in its own child processes, interleaved, and the
+table prints medians and ratios. ``--facts 100000`` uses the reference seed; other sizes a
+generated store (``bench/seed.py``). Prints numbers only; nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -14,7 +27,6 @@ import asyncio
 import json
 import os
 import random
-import re
 import resource
 import shutil
 import statistics
@@ -24,140 +36,218 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import add_arguments, code_dir, emit, interleaved, print_table  # noqa: E402
+from seed import seed_store  # noqa: E402
 
-from seed import decompress_seed  # noqa: E402
-
-
-def prepare_db(workdir: Path) -> Path:
-    db = decompress_seed(workdir)
-    # Open once so any migration happens here, not inside the timed start.
-    from memharness_tui.store import Store
-
-    t = time.perf_counter()
-    Store.open(str(db)).close()
-    print(f"prepare: first open (migrate if needed) {1000 * (time.perf_counter() - t):.0f} ms")
-    return db
-
-
-def pick_queries(db: Path, n: int) -> list[str]:
-    """Deterministic words that occur in the seed's facts (so most queries hit FTS)."""
-    from memharness_tui.store import Store
-
-    s = Store.open(str(db), readonly=True)
-    try:
-        facts = s.list_facts(limit=2000)
-    finally:
-        s.close()
-    words = sorted({w.lower() for f in facts for w in re.findall(r"[A-Za-z]{4,}", f.fact)})
-    rng = random.Random(42)
-    picked = rng.sample(words, min(n, len(words)))
-    while len(picked) < n:
-        picked.append(rng.choice(words))
-    return picked
+CODE = code_dir()
+SIZE = (160, 48)
 
 
 def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
     ordered = sorted(values)
     k = max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))
     return ordered[k]
 
 
-async def _wait_for(pane, query: str, timeout: float = 10.0) -> None:
-    end = time.perf_counter() + timeout
-    while getattr(pane.app, "shown_query", None) != query:
-        if time.perf_counter() > end:
-            raise TimeoutError(f"no results painted for {query!r}")
-        await asyncio.sleep(0.0005)
+def pick_queries(db: Path, n: int, rng: random.Random) -> list[str]:
+    """1–3 consecutive words of a random current fact, lower case (so most queries match)."""
+    from memharness_tui.store.driver import sqlite3
+
+    conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        top = conn.execute("SELECT MAX(id) FROM facts").fetchone()[0]
+        out: list[str] = []
+        while len(out) < n:
+            row = conn.execute(
+                "SELECT fact FROM facts WHERE id = ? AND valid_to IS NULL AND retracted_at IS NULL",
+                (rng.randint(1, top),),
+            ).fetchone()
+            if row is None:
+                continue
+            words = [w.lower() for w in row[0].split() if w.isalpha()]
+            k = min(len(words), rng.choice((1, 1, 2, 2, 3)))
+            if k:
+                start = rng.randrange(len(words) - k + 1)
+                out.append(" ".join(words[start : start + k]))
+        return out
+    finally:
+        conn.close()
+
+
+def typing_gaps(queries: list[str], rng: random.Random) -> list[list[float]]:
+    """Seconds before each key: a fast typist, ~110 ms a key, jittered."""
+    return [[min(0.3, max(0.04, rng.gauss(0.11, 0.035))) for _ in q] for q in queries]
+
+
+def _note_shown_queries() -> None:
+    """Make the recall pane remember the query of the results it last put on screen.
+
+    Wraps ``RecallPane._show(params, result, ...)`` (present before and after the TUI
+    refactor) rather than reading a pane attribute that may move.
+    """
+    from memharness_tui.tui.widgets.recall import RecallPane
+
+    if getattr(RecallPane, "_bench_wrapped", False):
+        return
+    original = RecallPane._show
+
+    def _show(self, params, *args, **kwargs):  # type: ignore[no-untyped-def]
+        original(self, params, *args, **kwargs)
+        self.bench_shown = params.query
+
+    RecallPane._show = _show  # type: ignore[method-assign]
+    RecallPane._bench_wrapped = True  # type: ignore[attr-defined]
+
+
+def _shown(pane: object) -> str | None:
+    return getattr(pane, "bench_shown", None)
 
 
 def _bench_app_class():
-    """The app with a hook noting when each frame has been rendered (headless skips the
-    terminal write, so we also build the terminal byte stream to count that cost)."""
+    """The app, noting every frame it renders and which query the results showed then."""
     from textual._compositor import CompositorUpdate
 
     from memharness_tui.tui.app import MemharnessApp
 
-    class BenchApp(MemharnessApp):
-        last_paint = 0.0
-        shown_query: str | None = None
+    _note_shown_queries()
 
-        def on_recall_pane_shown(self, message) -> None:  # the pane says what it shows
-            self.shown_query = message.params.query
+    class BenchApp(MemharnessApp):
+        paints: list[tuple[float, str | None]] = []
+        pane = None
 
         def _display(self, screen, renderable) -> None:  # type: ignore[override]
             super()._display(screen, renderable)
             if isinstance(renderable, CompositorUpdate):
-                renderable.render_segments(self.console)
-                self.last_paint = time.perf_counter()
+                renderable.render_segments(self.console)  # the terminal bytes: part of the cost
+                self.paints.append((time.perf_counter(), _shown(self.pane)))
 
     return BenchApp
 
 
-async def _wait_paint(app, after: float, timeout: float = 10.0) -> float:
-    end = time.perf_counter() + timeout
-    while app.last_paint <= after:
-        if time.perf_counter() > end:
-            raise TimeoutError("no frame painted")
-        await asyncio.sleep(0.0005)
-    return app.last_paint
-
-
-async def run_queries(db: Path, queries: list[str]) -> dict[str, object]:
+def _key(ch: str):
     from textual import events
+
+    return events.Key("space", " ") if ch == " " else events.Key(ch, ch)
+
+
+async def _until(predicate, timeout: float = 30.0, what: str = "state") -> None:
+    end = time.perf_counter() + timeout
+    while not predicate():
+        if time.perf_counter() > end:
+            raise TimeoutError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.0005)
+
+
+async def _settled(app, t0: float, quiet: float = 0.12) -> float:
+    """ms from t0 to the last frame painted once no worker runs and nothing paints for `quiet` s."""
+    while True:
+        await _until(lambda: not any(w.is_running for w in app.workers), what="workers")
+        n = len(app.paints)
+        await asyncio.sleep(quiet)
+        if len(app.paints) == n and not any(w.is_running for w in app.workers):
+            after = [t for t, _ in app.paints if t >= t0]
+            return 1000 * ((after[-1] if after else time.perf_counter()) - t0)
+
+
+def _key_latencies(keys: list[tuple[float, str]], paints: list[tuple[float, str | None]],
+                   final: str) -> list[float]:
+    """Per key: ms until a frame shows results for its text or a longer prefix of ``final``."""
+    out = []
+    for t, text in keys:
+        want = text.strip()
+        for pt, shown in paints:
+            if pt > t and shown is not None and final.startswith(shown) and len(shown) >= len(want):
+                out.append(1000 * (pt - t))
+                break
+    return out
+
+
+async def session(db: Path, queries: list[str], gaps: list[list[float]],
+                  debounce: float | None) -> dict[str, object]:
     from textual.widgets import Input
 
     from memharness_tui.tui.widgets.recall import RecallPane
 
-    app = _bench_app_class()(str(db), search_debounce=0, cursor_blink=False)
-    timings: list[float] = []
-    rows: list[int] = []
-    async with app.run_test(size=(160, 48)) as pilot:
-        while not app.screen.query(RecallPane):
-            await pilot.pause(0.01)
-        pane = app.screen.query_one(RecallPane)
-        await _wait_for(pane, "")
+    kw = {} if debounce is None else {"search_debounce": debounce}
+    app = _bench_app_class()(str(db), cursor_blink=False, **kw)
+    settled: list[float] = []
+    every: list[float] = []
+    result: dict[str, object] = {}
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(lambda: bool(app.screen.query(RecallPane)), what="the recall pane")
+        pane = app.pane = app.screen.query_one(RecallPane)
+        await _until(lambda: _shown(pane) is not None, what="first results")
         box = app.screen.query_one("#search", Input)
-        while app.focused is not box:  # the screen's AUTO_FOCUS may land after the first paint
+        while app.focused is not box:
             box.focus()
             await pilot.pause(0.01)
-        for word in queries:
-            box.value = word[:-1]  # type all but the last key (not timed)
-            box.cursor_position = len(box.value)
-            await _wait_for(pane, word[:-1])
-            await pilot.pause()
-            await asyncio.sleep(0.05)
+        for q, q_gaps in zip(queries, gaps, strict=True):
+            box.value = ""
+            await _until(lambda: _shown(pane) == "", what="cleared results")
+            await _settled(app, time.perf_counter())
+            app.paints.clear()
+            keys: list[tuple[float, str]] = []
+            for i, (ch, gap) in enumerate(zip(q, q_gaps, strict=True)):
+                await asyncio.sleep(gap)
+                keys.append((time.perf_counter(), q[: i + 1]))
+                app.post_message(_key(ch))
+            await _until(lambda q=q: any(s == q for _, s in app.paints), what=f"results for {q!r}")
+            lat = _key_latencies(keys, app.paints, q)
+            settled.append(lat[-1])
+            every.extend(lat)
+        # open the first result of the last query, then come back
+        table = app.screen.query_one("#results")
+        table.focus()
+        await _settled(app, time.perf_counter())
+        screen = app.screen
+        t0 = time.perf_counter()
+        app.post_message(_key_enter())
+        await _until(lambda: app.screen is not screen, what="the detail screen")
+        result["open_fact_ms"] = await _settled(app, t0)
+        await pilot.press("escape")
+        await _settled(app, time.perf_counter())
+        tabs = []
+        for key in "2341":
             t0 = time.perf_counter()
-            app.post_message(events.Key(word[-1], word[-1]))  # as the terminal driver does
-            await _wait_for(pane, word)
-            shown = time.perf_counter()
-            painted = await _wait_paint(app, shown)  # first frame after the rows went in
-            timings.append(1000 * (painted - t0))
-            rows.append(len(pane.last_result.facts))
+            app.post_message(_key(key))
+            tabs.append(await _settled(app, t0))
+        result["tab_ms"] = tabs
     app.gateway.close()
-    return {"ms": timings, "rows": rows}
+    result.update(settled=settled, every=every,
+                  maxrss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    return result
+
+
+def _key_enter():
+    from textual import events
+
+    return events.Key("enter", "\r")
 
 
 async def _start_child(db: Path) -> None:
+    from memharness_tui.tui.app import MemharnessApp
     from memharness_tui.tui.widgets.recall import RecallPane
 
-    app = _bench_app_class()(str(db), search_debounce=0, cursor_blink=False)
-    async with app.run_test(size=(160, 48)) as pilot:
-        while not app.screen.query(RecallPane):
-            await asyncio.sleep(0.001)
-        await _wait_for(app.screen.query_one(RecallPane), "")
+    _note_shown_queries()
+    app = MemharnessApp(str(db), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(lambda: bool(app.screen.query(RecallPane)), what="the recall pane")
+        pane = app.screen.query_one(RecallPane)
+        await _until(lambda: _shown(pane) is not None, what="first results")
         await pilot.pause()
         print("PAINTED", flush=True)
     app.gateway.close()
 
 
-def cold_start(db: Path, runs: int = 5) -> list[float]:
+def cold_starts(db: Path, runs: int) -> list[float]:
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, __file__, "--child-start", str(db)],
-                                stdout=subprocess.PIPE, text=True, cwd=REPO)
+                                stdout=subprocess.PIPE, text=True, cwd=CODE)
         assert proc.stdout is not None
         for line in proc.stdout:
             if line.startswith("PAINTED"):
@@ -167,65 +257,94 @@ def cold_start(db: Path, runs: int = 5) -> list[float]:
     return times
 
 
-def store_only(db: Path, queries: list[str]) -> list[float]:
+def store_only(db: Path, queries: list[str]) -> dict[str, float]:
     from memharness_tui.store import Store
 
     s = Store.open(str(db), readonly=True)
-    out = []
     try:
+        rec = []
         for q in queries:
             t = time.perf_counter()
-            s.recall(q, limit=50, reinforce=False)
-            out.append(1000 * (time.perf_counter() - t))
+            s.recall(q, limit=50)
+            rec.append(1000 * (time.perf_counter() - t))
+        counts = []
+        for _ in range(5):
+            t = time.perf_counter()
+            s.counts()
+            counts.append(1000 * (time.perf_counter() - t))
     finally:
         s.close()
-    return out
+    return {"store_recall_p50": pct(rec, 50), "store_recall_p95": pct(rec, 95),
+            "counts_ms": statistics.median(counts)}
+
+
+def child(job: dict) -> None:
+    db = Path(job["db"])
+    os.environ.setdefault("MEMHARNESS_TUI_CONFIG_DIR", tempfile.mkdtemp(prefix="tui-bench-cfg-"))
+    starts = cold_starts(db, job["starts"])
+    r = asyncio.run(session(db, job["queries"], job["gaps"], job["debounce"]))
+    settled, every, tabs = r["settled"], r["every"], r["tab_ms"]
+    out = {
+        "settled_p50": pct(settled, 50), "settled_p95": pct(settled, 95),
+        "settled_max": max(settled),
+        "every_p50": pct(every, 50), "every_p95": pct(every, 95), "every_max": max(every),
+        "start_ms": statistics.median(starts), "open_fact_ms": r["open_fact_ms"],
+        **{f"tab_{k}": v for k, v in zip("2341", tabs, strict=True)}, "maxrss_mb": r["maxrss_mb"],
+        **store_only(db, job["queries"]),
+    }
+    emit(out)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--queries", type=int, default=100)
-    ap.add_argument("--keep", action="store_true", help="keep the temp folder")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--facts", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=40)
+    ap.add_argument("--starts", type=int, default=3, help="cold starts per child")
+    ap.add_argument("--debounce", type=float, help="override the app's search debounce (s)")
+    ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--child-start", help=argparse.SUPPRESS)
-    ap.add_argument("--child-queries", help=argparse.SUPPRESS)
+    add_arguments(ap, rounds=2)
     args = ap.parse_args()
-    os.environ.setdefault("MEMHARNESS_TUI_CONFIG_DIR", tempfile.mkdtemp(prefix="tui-bench-cfg-"))
     if args.child_start:
+        os.environ.setdefault("MEMHARNESS_TUI_CONFIG_DIR", tempfile.mkdtemp(prefix="tui-bench-cfg-"))
         asyncio.run(_start_child(Path(args.child_start)))
         return
-    if args.child_queries:
-        db, queries = Path(args.child_queries), json.loads(sys.stdin.read())
-        result = asyncio.run(run_queries(db, queries))
-        result["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(json.dumps(result))
+    if args.child_json:
+        child(json.loads(args.child_json))
         return
-
     work = Path(tempfile.mkdtemp(prefix="tui-bench-"))
     try:
-        db = prepare_db(work)
-        queries = pick_queries(db, args.queries)
-        starts = cold_start(db)
-        child = subprocess.run([sys.executable, __file__, "--child-queries", str(db)],
-                               input=json.dumps(queries), capture_output=True, text=True,
-                               cwd=REPO, check=True)
-        result = json.loads(child.stdout.strip().splitlines()[-1])
-        ms: list[float] = result["ms"]
-        store_ms = store_only(db, queries)
-        print(f"seed: {db.stat().st_size / 1e6:.1f} MB, {len(queries)} queries "
-              f"(mean {statistics.mean(result['rows']):.1f} rows shown, limit 50)")
-        print(f"keypress → results painted: p50 {pct(ms, 50):.1f} ms  p95 {pct(ms, 95):.1f} ms  "
-              f"max {max(ms):.1f} ms   (aim: p95 < 50 ms; debounce 0 here, the app "
-              f"adds its 150 ms typing debounce on top by design)")
-        print(f"  of which store.recall alone: p50 {pct(store_ms, 50):.1f} ms  "
-              f"p95 {pct(store_ms, 95):.1f} ms")
-        print(f"cold start → first results painted: median {statistics.median(starts):.0f} ms  "
-              f"(runs: {', '.join(f'{t:.0f}' for t in starts)})   (aim: < 1000 ms)")
-        print(f"peak RSS (query run): {result['maxrss_mb']:.0f} MB   (aim: < 150 MB)")
+        db = seed_store(work, args.facts)
+        from memharness_tui.store import Store
+
+        Store.open(str(db)).close()  # migrate (if ever needed) before anything is timed
+        rng = random.Random(args.seed)
+        queries = pick_queries(db, args.queries, rng)
+        job = {"db": str(db), "queries": queries, "gaps": typing_gaps(queries, rng),
+               "debounce": args.debounce, "starts": args.starts}
+        print(f"store: {args.facts:,} facts, {db.stat().st_size / 1e6:.0f} MB; "
+              f"{len(queries)} queries, {sum(map(len, queries))} keys, e.g. {queries[:4]}")
+        sides, results = interleaved(Path(__file__), args, job)
+        print_table(f"the app on {args.facts:,} facts", sides, results, [
+            ("keystroke → results painted, settled p50", "settled_p50", "ms"),
+            ("keystroke → results painted, settled p95", "settled_p95", "ms"),
+            ("keystroke → results painted, settled max", "settled_max", "ms"),
+            ("keystroke → results painted, every key p50", "every_p50", "ms"),
+            ("keystroke → results painted, every key p95", "every_p95", "ms"),
+            ("keystroke → results painted, every key max", "every_max", "ms"),
+            ("cold start → first results painted", "start_ms", "ms"),
+            ("open a fact (Enter → detail settled)", "open_fact_ms", "ms"),
+            ("switch to tab 2 (Subjects), settled", "tab_2", "ms"),
+            ("switch to tab 3 (Changes), settled", "tab_3", "ms"),
+            ("switch to tab 4 (Staleness), settled", "tab_4", "ms"),
+            ("back to tab 1 (Recall), settled", "tab_1", "ms"),
+            ("header counts (store.counts)", "counts_ms", "ms"),
+            ("store.recall alone, p50", "store_recall_p50", "ms"),
+            ("store.recall alone, p95", "store_recall_p95", "ms"),
+            ("peak RSS of the typing session", "maxrss_mb", "MB"),
+        ])
     finally:
-        if args.keep:
-            print(f"kept {work}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,11 @@ pass from the Staleness tab, and while it runs presses a key every few milliseco
 long each press takes to reach its handler and to finish. Also times the same pass headless.
 Prints numbers; asserts nothing.
 
-    .venv/bin/python bench/tui_staleness_bench.py [--facts 10000] [--batch 200]
+The issue's row is the ratio in-app pass / headless pass on the same store, measured in the
+same child process; each side (``--base`` commit, this checkout; ``bench/compare.py``) runs
+in its own children, interleaved, and the table prints medians and ratios between sides.
+
+    .venv/bin/python bench/tui_staleness_bench.py [--facts 10000] [--batch 200] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -14,7 +18,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib.util
+import json
+import os
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -22,7 +29,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from compare import add_arguments, code_dir, emit, interleaved, print_table  # noqa: E402
+
+code_dir()
 
 
 def _builders():
@@ -40,21 +50,18 @@ def _pct(values: list[float], p: float) -> float:
 
 async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> dict[str, object]:
     from memharness_tui.tui.app import MemharnessApp
-    from memharness_tui.tui.widgets.dashboard import StalenessDashboard, StalenessOptions
+    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
+
+    try:  # where the TUI refactor (issue #9's sibling work) keeps it
+        from memharness_tui.tui.state import StalenessOptions  # type: ignore[import-not-found]
+    except ImportError:
+        from memharness_tui.tui.widgets.dashboard import StalenessOptions
 
     app = MemharnessApp(str(db), cursor_blink=False, config_dir=db.parent / "config")
     app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
         batch_size=batch, repos=[str(repo)], cwd=str(db.parent))
     reached: list[float] = []
-    progress_events: list[object] = []
-
-    def hook(message: object) -> None:
-        from memharness_tui.tui.widgets.staleness.controller import PassProgressed
-
-        if isinstance(message, PassProgressed):
-            progress_events.append(message)
-
-    async with app.run_test(size=(160, 48), message_hook=hook) as pilot:
+    async with app.run_test(size=(160, 48)) as pilot:
         for _ in range(500):
             if app.main_screen() is not None:
                 break
@@ -91,12 +98,13 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
             await asyncio.sleep(probe_every)
         t_pass = time.perf_counter() - t0
         n_during = len(sent)
-        events_shown = len(progress_events)
-        from memharness_tui.tui.widgets.staleness.counters import PassCounters
-
-        summary = dash.query_one(PassCounters).text()
+        # Before and after the TUI refactor (the flagged list moved into ``dash.panel``).
+        seen = getattr(dash, "progress_seen", None)
+        events_shown = len(seen) if seen is not None else -1
+        summary = getattr(dash, "last_summary", None)
+        panel = getattr(dash, "panel", dash)
         t1 = time.perf_counter()
-        while dash.panel._needs_load or not dash.panel.flagged or app.workers._workers:
+        while panel._needs_load or not panel.flagged or app.workers._workers:
             sent.append(time.perf_counter())
             send_key()
             await asyncio.sleep(probe_every)
@@ -104,11 +112,35 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
                 break
         t_reload = time.perf_counter() - t1
         await pilot.pause(0.2)
-        flagged = len(dash.panel.flagged)
+        flagged = len(panel.flagged)
         to_handler = [(r - s) * 1000 for s, r in zip(sent, reached, strict=False)]
         during, after = to_handler[:n_during], to_handler[n_during:]
     return {"pass_s": t_pass, "events": events_shown, "summary": summary, "during": during,
             "after": after, "reload_s": t_reload, "flagged": flagged}
+
+
+def child(job: dict) -> None:
+    """Headless pass and in-app pass, each on its own fresh copy of the same store."""
+    from memharness_tui.staleness.runner import StalenessPass
+
+    db, repo, root, batch = Path(job["db"]), Path(job["repo"]), Path(job["tmp"]), job["batch"]
+    work = root / f"side-{os.getpid()}"
+    work.mkdir()
+    try:
+        headless_db, app_db = work / "headless.db", work / "app.db"
+        shutil.copyfile(db, headless_db)
+        shutil.copyfile(db, app_db)
+        headless = StalenessPass(headless_db, [repo], batch_size=batch).run()
+        r = asyncio.run(run_in_app(app_db, repo, batch, job["probe_every"]))
+        during = r["during"] or [float("nan")]
+        assert isinstance(during, list)
+        emit({"headless_s": headless.elapsed, "app_s": r["pass_s"],
+              "ratio": r["pass_s"] / headless.elapsed, "reload_s": r["reload_s"],
+              "events": r["events"], "key_p50": statistics.median(during),
+              "key_p95": _pct(during, 95), "key_max": max(during),
+              "summary": str(r["summary"]), "headless_summary": headless.summary_line()})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main() -> None:
@@ -117,7 +149,11 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=200)
     ap.add_argument("--probe-every", type=float, default=0.005, help="seconds between key presses")
     ap.add_argument("--seed", type=int, default=7)
+    add_arguments(ap, rounds=2)
     args = ap.parse_args()
+    if args.child_json:
+        child(json.loads(args.child_json))
+        return
     build_repo, build_store = _builders()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="tui-staleness-bench-") as tmp:
@@ -127,35 +163,24 @@ def main() -> None:
         db = root / "memory.db"
         build_store(db, args.facts, main_shas, side, files, rng)
         print(f"built: {len(main_shas)} commits, {args.facts} facts ({time.perf_counter() - t:.1f} s)")
-
-        from memharness_tui.staleness.runner import StalenessPass
-
-        check = StalenessPass(db, [repo], check_only=True, batch_size=args.batch).run()
-        print(f"headless check-only pass:   {check.elapsed:.3f} s   {check.summary_line()}")
-
-        import shutil
-
-        fresh = root / "fresh.db"
-        shutil.copyfile(db, fresh)  # the same store, for a headless first pass to compare with
-        r = asyncio.run(run_in_app(db, repo, args.batch, args.probe_every))
-        print(f"in-app pass (writes):       {r['pass_s']:.3f} s   {r['summary']}")
-        print(f"  progress events shown:    {r['events']}")
-        print(f"  after the pass, reload of counts, lists and {r['flagged']} flagged rows: "
-              f"{r['reload_s']:.3f} s")
-        for label in ("during", "after"):
-            th = r[label]
-            assert isinstance(th, list)
-            if th:
-                print(f"  key → handler {label + ' the pass':16s} n={len(th):4d}  median "
-                      f"{statistics.median(th):6.1f} ms  p95 {_pct(th, 95):6.1f} ms  "
-                      f"max {max(th):6.1f} ms  ({sum(v <= 100 for v in th)}/{len(th)} within 100 ms)")
-
-        first = StalenessPass(fresh, [repo], batch_size=args.batch).run()
-        print(f"headless pass (writes), same fresh store: {first.elapsed:.3f} s   "
-              f"{first.summary_line()}")
-        again = StalenessPass(db, [repo], batch_size=args.batch).run()
-        print(f"headless pass (writes), same store afterwards: {again.elapsed:.3f} s   "
-              f"{again.summary_line()}")
+        job = {"db": str(db), "repo": str(repo), "tmp": tmp, "batch": args.batch,
+               "probe_every": args.probe_every}
+        sides, results = interleaved(
+            Path(__file__), args, job,
+            on_round=lambda r, name, res: print(
+                f"  round {r + 1} {name}: in app {res['app_s']:.3f} s, headless "
+                f"{res['headless_s']:.3f} s ({res['ratio']:.2f}x)  {res['summary']}"),
+        )
+        print_table(f"staleness pass in the app vs headless, {args.facts} pins", sides, results, [
+            ("headless pass (writes)", "headless_s", "s"),
+            ("in-app pass (writes)", "app_s", "s"),
+            ("in-app / headless, same child", "ratio", "x"),
+            ("reload of counts and lists after the pass", "reload_s", "s"),
+            ("progress events shown", "events", "n"),
+            ("key → handler during the pass, p50", "key_p50", "ms"),
+            ("key → handler during the pass, p95", "key_p95", "ms"),
+            ("key → handler during the pass, max", "key_max", "ms"),
+        ])
 
 
 if __name__ == "__main__":

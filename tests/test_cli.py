@@ -224,16 +224,15 @@ def test_serve_refuses_a_port_out_of_range(v5: Path, capsys, port: str) -> None:
 
 
 def test_version_names_the_sqlite_library(capsys) -> None:
-    import sqlite3
-
     from memharness_tui import __version__
+    from memharness_tui.store.driver import sqlite3
 
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith(f"memharness-tui {__version__} (SQLite ")
-    assert sqlite3.sqlite_version in out  # the stdlib driver until another is wired in
+    assert sqlite3.sqlite_version in out  # the library the store runs on (store/driver.py)
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -24,6 +23,7 @@ import pytest
 from memharness_tui.cli import main
 from memharness_tui.store import Store
 from memharness_tui.store import db as store_db
+from memharness_tui.store.driver import sqlite3  # in-process lock holders: the store's library
 from tests.conftest import fixtures_dir
 from tests.staleness.staleness_helpers import Repo
 

@@ -119,6 +119,8 @@ class GitChecker:
         self._entries: dict[tuple[pygit2.Oid, str], tuple[str, bool] | None] = {}
         self._trees: dict[pygit2.Oid, pygit2.Tree] = {}
         self._paths: dict[str | None, tuple[str | None, bool]] = {}
+        self._pins: dict[str, tuple[str, pygit2.Commit | None, str | None, pygit2.Oid | None,
+                                    bool, bool, str | None]] = {}
 
     def __repr__(self) -> str:
         return f"GitChecker({str(self.path)!r}, head={self.head[:7]})"
@@ -182,7 +184,11 @@ class GitChecker:
         Raises MissingObjects when the commit's tree (or a folder on the way to
         ``path``) is not in the object store, as in a ``--filter=tree:0`` clone.
         """
-        key = (commit.id, path)
+        return self._entry(commit.id, commit, path)
+
+    def _entry(self, cid: pygit2.Oid, commit: pygit2.Commit, path: str) -> tuple[str, bool] | None:
+        """:meth:`entry` with the commit's id already in hand (``commit.id`` builds a new Oid)."""
+        key = (cid, path)
         hit = self._entries.get(key, _MISSING)
         if hit is not _MISSING:
             return hit  # type: ignore[return-value]
@@ -208,6 +214,28 @@ class GitChecker:
         self._entries[key] = value
         return value
 
+    def _pin(self, pin: str) -> tuple[str, pygit2.Commit | None, str | None, pygit2.Oid | None,
+                                       bool, bool, str | None]:
+        """Everything about a pin that does not depend on a path, once per pin string:
+        (resolution, commit, object type, commit id, is HEAD, is an ancestor, error)."""
+        hit = self._pins.get(pin)
+        if hit is not None:
+            return hit
+        resolution, commit, otype = self.resolve(pin)
+        if commit is None:
+            error = self._resolve_errors.get(normalize_sha(pin))
+            hit = (resolution, None, otype, None, False, False, error)
+        else:
+            cid = commit.id
+            is_head = cid == self._head_id
+            is_ancestor = is_head or cid in self.ancestors
+            error = None
+            if not is_ancestor and self.ancestry_error:
+                error = f"cannot tell whether {short_sha(pin)} is in HEAD's history: {self.ancestry_error}"
+            hit = (resolution, commit, otype, cid, is_head, is_ancestor, error)
+        self._pins[pin] = hit
+        return hit
+
     def facts(self, pin: str, path: str | None = None) -> GitFacts:
         """Gather everything the pure classifier needs about one pin."""
         hit = self._paths.get(path)
@@ -218,7 +246,7 @@ class GitChecker:
                 norm = path.strip()
             hit = self._paths[path] = (norm, bad_path)
         norm, bad_path = hit
-        resolution, commit, otype = self.resolve(pin)
+        resolution, commit, otype, cid, is_head, is_ancestor, error = self._pin(pin)
         if commit is None:
             return GitFacts(
                 pin=pin,
@@ -228,20 +256,14 @@ class GitChecker:
                 shallow=self.is_shallow,
                 path=norm,
                 repo=self._repo_str,
-                error=self._resolve_errors.get(normalize_sha(pin)),
+                error=error,
             )
-        cid = commit.id
-        is_head = cid == self._head_id
-        is_ancestor = is_head or cid in self.ancestors
-        error = None
-        if not is_ancestor and self.ancestry_error:
-            error = f"cannot tell whether {short_sha(pin)} is in HEAD's history: {self.ancestry_error}"
         at_pin = at_head = None
         folder = False
         if norm is not None and is_ancestor and not bad_path:
             try:
-                e_pin = self.entry(commit, norm)
-                e_head = self.entry(self.head_commit, norm)
+                e_pin = self._entry(cid, commit, norm)  # type: ignore[arg-type]
+                e_head = self._entry(self._head_id, self.head_commit, norm)
             except MissingObjects as e:
                 error = str(e)
             else:

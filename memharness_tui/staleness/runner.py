@@ -344,17 +344,12 @@ class StalenessPass:
 
         Rows revised or retracted by another process since the work list was read
         (or pinned by someone else, for backfill candidates) are dropped from the
-        batch and listed in ``report.skipped``.
+        batch and listed in ``report.skipped``: the store's ``live_only`` guard
+        re-checks that inside the write lock, so no separate re-read is needed.
         """
         from memharness_tui.store.types import StalenessUpdate
 
-        live = _live_ids(store, verdicts)
-        kept: list[Verdict] = []
-        for v in verdicts:
-            if v.fact_id in live:
-                kept.append(v)
-            else:
-                self.report.skipped.append(v.fact_id)
+        kept = verdicts
         if not kept:
             return kept
         checked_at = store.now()
@@ -407,27 +402,6 @@ class StalenessPass:
             self.report.skipped.append(old.id)
             return
         self.report.downgraded.append((old.id, new_id))
-
-
-def _live_ids(store: Store, verdicts: Sequence[Verdict]) -> set[int]:
-    """Which of a batch's facts are still targets right now (re-read just before writing)."""
-    live: set[int] = set()
-    pinned = [v.fact_id for v in verdicts if not v.backfilled or v.path_only]
-    if pinned:
-        last = pinned[-1]
-        after = pinned[0] - 1
-        while True:  # keyset pages over the batch's id range
-            page = store.staleness_targets(len(pinned) + 16, after_id=after)
-            live.update(t.id for t in page)
-            if len(page) < len(pinned) + 16 or page[-1].id >= last:
-                break
-            after = page[-1].id
-    for v in verdicts:
-        if v.backfilled and not v.path_only:
-            f = store.get(v.fact_id)
-            if f.is_live and f.source_commit is None:
-                live.add(v.fact_id)
-    return live
 
 
 def _backfill_path(t: StalenessTarget, pin: Pin) -> str | None:

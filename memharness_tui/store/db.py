@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from urllib.parse import quote
 
 from peewee import PeeweeException, SqliteDatabase
 
+from .driver import ChosenDriver, has_math_functions, sqlite3
 from .errors import (
     ForeignDatabase,
     MemharnessError,
@@ -44,7 +44,7 @@ def _pow(x: float | None, y: float | None) -> float | None:
     return math.pow(x, y)
 
 
-class MemharnessDatabase(SqliteDatabase):
+class MemharnessDatabase(ChosenDriver, SqliteDatabase):
     """A Peewee SqliteDatabase that applies memharness's connection pragmas in order."""
 
     def __init__(
@@ -85,9 +85,7 @@ class MemharnessDatabase(SqliteDatabase):
             run_migrations(conn, ":memory:")
         # Per-connection read speed-up (recall's ~256 primary-key lookups); the file is unchanged.
         conn.execute(f"PRAGMA mmap_size = {MMAP_SIZE}")
-        try:
-            conn.execute("SELECT pow(2, 2)").fetchone()
-        except sqlite3.OperationalError:
+        if not has_math_functions():
             conn.create_function("pow", 2, _pow, deterministic=True)
         super()._add_conn_hooks(conn)
 

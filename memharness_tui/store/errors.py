@@ -10,6 +10,7 @@ stays the original exception — a genuine internal error.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Iterator
 
@@ -200,6 +201,22 @@ def _primary_code(err: BaseException) -> int:
     return next((c for text, c in _BY_MESSAGE if text in msg), 0)
 
 
+def _needs_rollback(err: BaseException, primary: int, path: str) -> bool:
+    """SQLITE_READONLY_ROLLBACK: a hot -journal this read-only handle cannot undo.
+
+    pysqlite3's exceptions carry only the primary code; there a READONLY failure beside a
+    non-empty -journal is the same case.
+    """
+    if getattr(err, "sqlite_errorcode", None) == _SQLITE_READONLY_ROLLBACK:
+        return True
+    journal = path + "-journal"
+    return (
+        primary == _SQLITE_READONLY
+        and os.path.exists(journal)
+        and os.path.getsize(journal) > 0
+    )
+
+
 def classify(
     exc: BaseException, path: str, *, writing: bool, busy_seconds: float = 5.0
 ) -> MemharnessError | None:
@@ -237,7 +254,7 @@ def classify(
         return DiskFull(
             f"the disk holding {shown} is full{nothing} — free some space and try again"
         )
-    if getattr(err, "sqlite_errorcode", None) == _SQLITE_READONLY_ROLLBACK:
+    if _needs_rollback(err, primary, path):
         return ReadOnlyFile(
             f"{shown} has an unfinished transaction in {shown}-journal (a writer was "
             "interrupted) that SQLite must roll back before anyone can read it, and this open "

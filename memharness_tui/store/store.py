@@ -7,7 +7,6 @@ import functools
 import json
 import math
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -24,6 +23,7 @@ from .db import (
     remove_quietly,
     run_migrations,
 )
+from .driver import sqlite3
 from .errors import (
     InvalidInput,
     NotFound,
@@ -954,10 +954,15 @@ class Store:
         if not params:
             return []
         written: list[int] = []
-        stmt = sql.SET_STALENESS_LIVE if live_only else sql.SET_STALENESS
+        full, narrow = (
+            (sql.SET_STALENESS_LIVE, sql.SET_VERDICT_LIVE)
+            if live_only
+            else (sql.SET_STALENESS, sql.SET_VERDICT)
+        )
         with self._write() as conn:
             for p in params:
-                if conn.execute(stmt, p).rowcount:
+                pins = p["source_commit"] is not None or p["source_path"] is not None
+                if conn.execute(full if pins else narrow, p).rowcount:
                     written.append(p["id"])
                 elif not live_only:
                     raise NotFound(f"no fact #{p['id']}")

@@ -6,8 +6,10 @@ Entry points for the CLI: ``run_app(db_path, readonly=..., demo=...)``; tests co
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from memharness_tui import config
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.services import (
+    RecallQuery,
     StoreGateway,
     StoreInfo,
     StoreService,
@@ -41,6 +44,13 @@ ReasonProvider = Callable[[Any], str | None]
 """Override for why a fact has its verdict (tests, embedders); by default the session says."""
 
 POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
+
+SWITCH_INTERVAL = 0.0005
+"""The GIL switch interval while the app runs (Python's default is 5 ms). The DB thread and
+a pass's thread give up the GIL around every SQLite step and git read; taking it back waits
+for the UI thread's time slice, so under the default a recall reading a few hundred rows
+while the screen is being laid out waits up to 5 ms per row. A shorter slice lets them
+through; it costs the UI thread a little switching, never correctness."""
 
 
 def _opener(path: str | None, readonly: bool) -> Callable[[], Any]:
@@ -98,14 +108,18 @@ class MemharnessApp(App[int]):
         readonly: bool = False,
         now: str | Callable[[], str] | None = None,
         config_dir: Path | None = None,
-        search_debounce: float = 0.15,
+        search_debounce: float = 0.0,
         reason_provider: ReasonProvider | None = None,
         cursor_blink: bool = True,
         staleness_options: Any = None,
         poll_interval: float = POLL_INTERVAL,
     ) -> None:
         """``source``: a path / None (SPEC §1 default), or a zero-arg opener; either way the
-        store is opened and used on the app's one DB thread."""
+        store is opened and used on the app's one DB thread.
+
+        ``search_debounce``: 0 (the default) searches on every keystroke, latest wins (a newer
+        keystroke cancels the older search, queued or in flight); > 0 waits that long after
+        the last keystroke instead."""
         super().__init__()
         if source is None or isinstance(source, str | os.PathLike):
             source = _opener(None if source is None else str(source), readonly)
@@ -124,6 +138,10 @@ class MemharnessApp(App[int]):
         self._data_version: int | None = None
         self._polling = False
         self.info: StoreInfo | None = None
+        self._first_recall: asyncio.Future[Any] | None = None
+        self._first_query: RecallQuery | None = None
+        self._switch_interval: float | None = None
+        self._first_revision = 0
         self._theme_origin: dict[str, str] = {}
         self._theme_problems = self._register_themes()
         wanted = self.settings.theme
@@ -207,6 +225,8 @@ class MemharnessApp(App[int]):
 
     # ----- lifecycle ------------------------------------------------------------------------
     def on_mount(self) -> None:
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._switch_interval, SWITCH_INTERVAL))
         if self._theme_problems:
             lines = "\n".join(str(p) for p in self._theme_problems)
             n = len(self._theme_problems)
@@ -227,6 +247,7 @@ class MemharnessApp(App[int]):
 
             self.push_screen(ErrorModal("Cannot open the database", _message(exc), fatal=True))
             return
+        self._start_first_recall()
         self.sub_title = self.info.path
         self.readonly = self.info.readonly
         self.repos = tuple(self._initial_repos(self.info.path))
@@ -240,7 +261,32 @@ class MemharnessApp(App[int]):
             self.notify(note, title="Database migrated", timeout=8)
 
     def on_unmount(self) -> None:
+        if self._first_recall is not None:
+            self._first_recall.cancel()
+        if self._switch_interval is not None:
+            sys.setswitchinterval(self._switch_interval)
         self.service.close()
+
+    # ----- the first results, fetched while the main screen is built ------------------------
+    def _start_first_recall(self) -> None:
+        """Ask the DB thread for the Recall tab's opening results now, so the query runs
+        while the main screen is composed and mounted instead of after it."""
+        query = RecallQuery(as_of=self.as_of)
+        first = asyncio.ensure_future(self.service.recall(query))
+        # A failure is reported by whoever awaits it (the pane); unclaimed, it is dropped.
+        first.add_done_callback(lambda f: None if f.cancelled() else f.exception())
+        self._first_recall, self._first_query = first, query
+        self._first_revision = self.store_revision
+
+    def take_first_recall(self, query: RecallQuery) -> Awaitable[Any] | None:
+        """The prefetched opening results if ``query`` is what was prefetched (once only)."""
+        first, self._first_recall = self._first_recall, None
+        if first is None:
+            return None
+        if query != self._first_query or self.store_revision != self._first_revision:
+            first.cancel()
+            return None
+        return first
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------
     def _after_write(self, reasons: Mapping[int, str]) -> None:

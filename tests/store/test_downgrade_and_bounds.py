@@ -4,12 +4,11 @@ floats for limit / max_tokens)."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from memharness_tui.store import FakeClock, RankingSettings, Store
+from memharness_tui.store import FakeClock, RankingSettings, Store, driver
 from memharness_tui.store.errors import InvalidInput, NotFound, QueryTooLong, translate_sqlite
 from memharness_tui.store.ranking import half_life
 from memharness_tui.store.validation import MAX_QUERY_CHARS, MAX_QUERY_WORDS
@@ -85,7 +84,7 @@ def test_downgrade_is_one_transaction(tmp_path: Path) -> None:
         "BEGIN SELECT RAISE(ABORT, 'verdict write failed'); END"
     )
     before = db_snapshot(tmp_path / "m.db")
-    with pytest.raises(sqlite3.IntegrityError, match="verdict write failed"):
+    with pytest.raises(driver.sqlite3.IntegrityError, match="verdict write failed"):
         store.downgrade(ids["pinned"], 0.5, source_agent=AGENT)
     assert db_snapshot(tmp_path / "m.db") == before
     assert store.get(ids["pinned"]).is_live

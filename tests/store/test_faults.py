@@ -11,7 +11,6 @@ import contextlib
 import hashlib
 import os
 import shutil
-import sqlite3
 import subprocess
 import time
 import uuid
@@ -23,6 +22,10 @@ import pytest
 
 from memharness_tui.store import FakeClock, Store
 from memharness_tui.store import db as store_db
+
+# In-process "other" connections must use the store's SQLite library: POSIX locks are per
+# process, so two SQLite builds in one process do not see each other's locks.
+from memharness_tui.store.driver import sqlite3
 from memharness_tui.store.errors import (
     DiskFull,
     FolderMissing,

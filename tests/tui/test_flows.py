@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from pathlib import Path
 
 from textual.widgets import DataTable, Input, Select, Static, Tree
 
-from memharness_tui.store import formats
+from memharness_tui.store import Store, formats
 from memharness_tui.tui.screens.detail import FactDetailScreen
 from memharness_tui.tui.screens.help import HelpScreen
 from memharness_tui.tui.screens.main import MainScreen
@@ -88,6 +90,45 @@ async def test_search_is_debounced(sample, config_dir):
         assert calls == ["bulk"]
         assert {int(k) for k in pane.query_one("#results").row_keys()} == set(
             store.recall("bulk", limit=50).ids)
+
+
+async def test_search_latest_wins(sample, config_dir, monkeypatch):
+    """No debounce (the default): every keystroke asks for a search and the newer one wins.
+    Searches still queued behind a busy DB thread are cancelled and never reach the store.
+    No wall clock: a call that waits on an Event holds the DB thread until every key is in."""
+    store, _ = sample
+    expected = store.recall("bulk", limit=50).ids
+    app = make_app(store, config_dir, poll_interval=0)
+    assert app.search_debounce == 0
+    ran: list[str] = []
+    original = Store.recall
+
+    def recording(self: Store, query: str, *args: object, **kwargs: object) -> object:
+        ran.append(query)
+        return original(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "recall", recording)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(RecallPane)
+        asked: list[str] = []
+        search = pane._search
+        pane._search = lambda params, *a: (asked.append(params.query), search(params, *a))[1]
+        box = app.screen.query_one("#search", Input)
+        box.focus()
+        await pilot.pause()
+        ran.clear()
+        gate = threading.Event()
+        held = asyncio.ensure_future(app.gateway.call(lambda _s: gate.wait(30)))
+        await pilot.press("b", "u", "l", "k")
+        while asked[-1:] != ["bulk"]:
+            await pilot.pause()
+        assert asked == ["b", "bu", "bul", "bulk"]  # each keystroke searched at once
+        gate.set()
+        assert await held
+        await settle(pilot)
+        assert ran == ["bulk"]  # the superseded searches never ran
+        assert [int(k) for k in pane.query_one("#results").row_keys()] == expected and expected
 
 
 async def test_substring_fallback_is_shown(sample, config_dir):

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from memharness_tui.store.driver import sqlite3  # the store's library (one SQLite per process)
 
 CLOCK_START = "2026-11-01T09:00:00.000Z"
 APP_NOW = "2026-11-30T12:00:00.000Z"

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import shutil
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 from textual.widgets import Static
 
+from memharness_tui.store.driver import sqlite3  # the store's library: in-process locks
 from memharness_tui.tui.screens.confirm import ConfirmScreen
 
 from .conftest import Env, ready, settle, shown_summary

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -48,6 +49,15 @@ def should_open_readonly(path: str | None) -> bool:
     return not os.access(p, os.W_OK) or not os.access(p.parent, os.W_OK)
 
 
+def _connection_of(store: StoreLike) -> Any:
+    """The store's SQLite connection on this (the DB) thread, or None (a fresh store, a fake)."""
+    try:
+        conn = store.conn
+    except Exception:  # noqa: BLE001 - no connection just means "cannot interrupt"
+        return None
+    return conn if hasattr(conn, "interrupt") else None
+
+
 class StoreGateway:
     """Runs Store calls on one owned DB thread; the Store is opened there by ``opener``."""
 
@@ -58,21 +68,50 @@ class StoreGateway:
         self._store: StoreLike | None = None
         self._executor: ThreadPoolExecutor | None = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="memharness-db")
+        self._lock = threading.Lock()
+        self._running: tuple[object, Any] | None = None  # (ticket, connection) of a read
 
-    def _run(self, fn: Callable[[StoreLike], T]) -> T:
+    def _run(self, fn: Callable[[StoreLike], T], ticket: object | None = None) -> T:
         if self._store is None:
             self._store = self._opener()
-        return fn(self._store)
+        if ticket is None:
+            return fn(self._store)
+        with self._lock:
+            self._running = (ticket, _connection_of(self._store))
+        try:
+            return fn(self._store)
+        finally:
+            with self._lock:
+                self._running = None
 
-    async def call(self, fn: Callable[[StoreLike], T]) -> T:
+    async def call(self, fn: Callable[[StoreLike], T], *, interruptible: bool = False) -> T:
         """Run ``fn(store)`` on the DB thread and return its result (exceptions propagate).
 
-        Only :class:`~memharness_tui.tui.services.store.StoreService` calls this.
+        ``interruptible`` (reads only): if the awaiting task is cancelled while ``fn`` runs,
+        its SQLite statement is interrupted, so a superseded search stops at once instead of
+        holding the DB thread (a short prefix on a large store can take seconds). Still
+        queued, it never runs. Only :class:`~memharness_tui.tui.services.store.StoreService`
+        calls this.
         """
         if self._executor is None:
             raise RuntimeError("the database connection is closed")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._run, fn)
+        ticket = object() if interruptible else None
+        try:
+            return await loop.run_in_executor(self._executor, self._run, fn, ticket)
+        except asyncio.CancelledError:
+            if ticket is not None:
+                self._interrupt(ticket)
+            raise
+
+    def _interrupt(self, ticket: object) -> None:
+        """Interrupt the read ``ticket`` names if it is still the one running (thread-safe:
+        the lock keeps the interrupt from landing on the call after it)."""
+        with self._lock:
+            if self._running is not None and self._running[0] is ticket:
+                conn = self._running[1]
+                if conn is not None:
+                    conn.interrupt()
 
     @property
     def closed(self) -> bool:

@@ -190,7 +190,7 @@ class StoreService:
     async def recall(self, q: RecallQuery) -> RecallResult:
         return await self._gw.call(lambda s: s.recall(
             q.query, subject=q.subject, kind=q.kind, as_of=q.as_of, limit=q.limit,
-            freshness=q.freshness, reinforce=False))
+            freshness=q.freshness, reinforce=False), interruptible=True)
 
     async def subjects(self, as_of: str | None = None) -> list[SubjectSummary]:
         return await self._gw.call(lambda s: s.subjects(as_of=as_of))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -12,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
-from textual.suggester import SuggestFromList
+from textual.suggester import Suggester
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Input, Select, Static
 
@@ -46,6 +47,27 @@ RESULT_COLUMNS = (
 
 
 RecallParams = RecallQuery  # what the Recall tab shows (kept under its old name)
+
+
+class SubjectSuggester(Suggester):
+    """Completes a subject from the store's subjects, read once, on the first keystroke.
+
+    Like ``SuggestFromList(names, case_sensitive=False)``: the first name (in the store's
+    order) that starts with the typed text, ignoring case. A failed read suggests nothing.
+    """
+
+    def __init__(self, load: Callable[[], Awaitable[list[str]]]) -> None:
+        super().__init__(use_cache=False, case_sensitive=False)
+        self._load = load
+        self._names: list[tuple[str, str]] | None = None
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if self._names is None:
+            try:
+                self._names = [(n.casefold(), n) for n in await self._load()]
+            except Exception:  # noqa: BLE001 - a suggestion is a nicety; never an error
+                return None
+        return next((name for folded, name in self._names if folded.startswith(value)), None)
 
 
 class RecallPane(WorkerErrorsToApp, Vertical):
@@ -83,6 +105,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.params = RecallParams()
         self.last_result: Any = None
         self._stale = False  # the store moved while the pane was hidden
+        self._search_pending = False  # a search is scheduled for after the current message
+        self._pending_keep = False
+        self._shown_key: tuple[RecallParams, int] | None = None  # what the table shows
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -134,6 +159,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     # ----- inputs -------------------------------------------------------------------------
     @on(Input.Changed, "#search, #subject-filter")
     def _typed(self) -> None:
+        """Latest wins: every keystroke searches at once, and ``_search`` being an exclusive
+        worker cancels the superseded one (still queued for the DB thread: it never runs; in
+        flight: its results are dropped). An optional debounce waits for a pause instead."""
         if self._timer is not None:
             self._timer.stop()
         delay = self.mapp.search_debounce
@@ -171,24 +199,42 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         )
 
     def run_search(self, *, more: bool = False, keep: bool = False) -> None:
-        """Search with the boxes' values; ``keep``: a refresh (same rows loaded, same cursor)."""
+        """Search with the boxes' values; ``keep``: a refresh (same rows loaded, same cursor).
+
+        Requests made while handling one message are coalesced into one search, started
+        right after it (mounting alone asks four times: mount, the bound as_of and revision,
+        the limit Select); the last request's ``more``/``keep`` wins, as before.
+        """
         if not more and not keep:
             self._extra = 0
-        params = self.current_params()
-        self.params = params
-        self._search(replace(params, limit=params.limit + self._extra), params.limit,
-                     more or keep)
+        self.params = self.current_params()
+        self._pending_keep = more or keep
+        if not self._search_pending:
+            self._search_pending = True
+            self.call_next(self._start_search)
+
+    def _start_search(self) -> None:
+        self._search_pending = False
+        params = self.params = self.current_params()
+        asked = replace(params, limit=params.limit + self._extra)
+        if (asked, self.store_revision) == self._shown_key:
+            return  # exactly these results, of this revision of the store, are on screen
+        self._search(asked, params.limit, self._pending_keep)
 
     # ----- workers ------------------------------------------------------------------------
     @work(exclusive=True, group="recall", exit_on_error=False)
     async def _search(self, params: RecallParams, base_limit: int, keep_cursor: bool) -> None:
-        result = await self.mapp.service.recall(params)
+        revision = self.store_revision
+        self._shown_key = None
+        first = self.mapp.take_first_recall(params)  # started while the screen was built
+        result = await (first if first is not None else self.mapp.service.recall(params))
         agent_text: str | None = None
         if self.agent_view:
             agent_text = await self._agent_text(params, base_limit, result)
         self._show(params, result, keep_cursor)
         if agent_text is not None:
             self._show_agent_text(agent_text)
+        self._shown_key = (params, revision)
 
     async def _agent_text(self, params: RecallParams, base_limit: int, result: Any) -> str:
         from memharness_tui.store import formats
@@ -203,13 +249,17 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         result = await self.mapp.service.recall(p)
         self._show_agent_text(await self._agent_text(p, p.limit, result))
 
-    @work(exclusive=True, group="recall-subjects", exit_on_error=False)
-    async def load_subject_suggestions(self) -> None:
-        subjects = await self.mapp.service.subjects(self.as_of)
-        names = [s.subject for s in subjects]
-        self.query_one("#subject-filter", Input).suggester = SuggestFromList(
-            names, case_sensitive=False
-        )
+    def load_subject_suggestions(self) -> None:
+        """A fresh suggester for the subject box (this as_of, this revision of the store).
+
+        It reads the subjects only when first asked — when someone types in the box — so
+        start-up and every write skip a query that takes seconds on a large store."""
+        service, as_of = self.mapp.service, self.as_of
+
+        async def names() -> list[str]:
+            return [s.subject for s in await service.subjects(as_of)]
+
+        self.query_one("#subject-filter", Input).suggester = SubjectSuggester(names)
 
     # ----- display ------------------------------------------------------------------------
     def _show(self, params: RecallParams, result: Any, keep_cursor: bool) -> None:

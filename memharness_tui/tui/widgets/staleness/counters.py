@@ -27,9 +27,11 @@ class PassCounters(Vertical):
     def on_mount(self) -> None:
         self.idle()
 
-    def _set(self, counters: Text | str, rate: Text | str) -> None:
-        self.query_one("#dash-counters", Static).update(counters)
-        self.query_one("#dash-rate", Static).update(rate)
+    def _set(self, counters: Text | str, rate: Text | str, *, layout: bool = True) -> None:
+        """``layout=False`` while a pass runs: both lines have a fixed one-row box, so a
+        progress tick repaints them without laying the whole screen out again."""
+        self.query_one("#dash-counters", Static).update(counters, layout=layout)
+        self.query_one("#dash-rate", Static).update(rate, layout=layout)
 
     def idle(self) -> None:
         self._set(Text("No pass run yet in this session.  s: start a pass", style="dim"), "")
@@ -42,7 +44,7 @@ class PassCounters(Vertical):
         self.query_one("#dash-progress", ProgressBar).update(
             total=max(ev.total, 1), progress=ev.checked if ev.total else 1)
         if not ev.done:
-            self._set(self.counters_text(ev), self._rate_text(st, ev))
+            self._set(self.counters_text(ev), self._rate_text(st, ev), layout=False)
 
     def finished(self, st: PassState, ev: PassProgress) -> tuple[Text, Text]:
         """Show the headless command's summary line and how long it took; returns both."""

@@ -106,13 +106,13 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
 
     def on_mount(self) -> None:
         self.watch(self.table, "scroll_y", self._scrolled, init=False)
-        self.reload()
+        self.invalidate()  # not at start-up (another tab is shown): when first shown
 
     def on_resize(self) -> None:
         self._schedule_drift()  # more (or other) rows may be on screen
 
     def watch_repos(self) -> None:
-        self.reload()
+        self.invalidate()
 
     def watch_as_of(self) -> None:
         if self._loaded:
@@ -127,12 +127,17 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
         self._load_flagged()
 
     def invalidate(self) -> None:
-        """The store changed: reload now if this tab is shown, else when it is next shown."""
-        if self.is_mounted and all(node.display for node in self.ancestors_with_self
-                                   if hasattr(node, "display")):
+        """The store changed: reload if this tab is shown, else when it is next shown.
+
+        Decided after the next refresh: while the screen mounts, every tab still counts as
+        shown (the switcher hides the others only then), and requests in a burst coalesce."""
+        self._needs_load = True
+        self.call_after_refresh(self._reload_if_shown)
+
+    def _reload_if_shown(self) -> None:
+        if self._needs_load and self.is_mounted and all(
+                node.display for node in self.ancestors_with_self if hasattr(node, "display")):
             self.reload()
-        else:
-            self._needs_load = True
 
     def on_show(self) -> None:
         if self._needs_load:

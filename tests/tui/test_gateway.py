@@ -1,0 +1,71 @@
+"""The DB thread gateway: a superseded read is interrupted, and the thread carries on."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+
+from memharness_tui.store import FakeClock, Store
+from memharness_tui.tui.services import StoreGateway
+
+# Seconds of work: an interrupt ends it at once (without one, the test fails, slowly).
+ENDLESS = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000000) "
+           "SELECT COUNT(*) FROM n")
+
+
+def _store(path: Path) -> Store:
+    store = Store.open(str(path), clock=FakeClock("2026-03-01", 1000))
+    store.remember("s", "a fact")
+    return store
+
+
+async def test_a_cancelled_interruptible_read_is_interrupted(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    _store(path).close()
+    gateway = StoreGateway(lambda: Store.open(str(path), clock=FakeClock("2026-03-01", 1000)))
+    started = threading.Event()
+    outcome: list[str] = []
+
+    def endless(store: Store) -> int:
+        started.set()
+        try:
+            return store.conn.execute(ENDLESS).fetchone()[0]
+        except Exception as exc:
+            outcome.append(str(exc))
+            raise
+
+    try:
+        task = asyncio.ensure_future(gateway.call(endless, interruptible=True))
+        while not started.is_set():
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # The next call runs (after the interrupted one ended) and is not itself interrupted.
+        assert await gateway.call(lambda s: s.counts().total) == 1
+        assert outcome == ["interrupted"]
+    finally:
+        gateway.close()
+
+
+async def test_a_queued_read_that_is_cancelled_never_runs(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    _store(path).close()
+    gateway = StoreGateway(lambda: Store.open(str(path), clock=FakeClock("2026-03-01", 1000)))
+    gate = threading.Event()
+    ran: list[str] = []
+    try:
+        held = asyncio.ensure_future(gateway.call(lambda _s: gate.wait(30)))
+        queued = asyncio.ensure_future(
+            gateway.call(lambda s: ran.append("queued"), interruptible=True))
+        await asyncio.sleep(0)
+        queued.cancel()
+        gate.set()
+        assert await held
+        assert await gateway.call(lambda s: s.counts().total) == 1
+        assert ran == []
+    finally:
+        gateway.close()
