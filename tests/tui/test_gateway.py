@@ -69,3 +69,36 @@ async def test_a_queued_read_that_is_cancelled_never_runs(tmp_path: Path) -> Non
         assert ran == []
     finally:
         gateway.close()
+
+
+async def test_a_read_cancelled_before_its_statement_starts_is_still_interrupted(
+        tmp_path: Path) -> None:
+    # SQLite drops an interrupt that lands while no statement runs; the cancel must not be lost.
+    path = tmp_path / "memory.db"
+    _store(path).close()
+    gateway = StoreGateway(lambda: Store.open(str(path), clock=FakeClock("2026-03-01", 1000)))
+    started, go_on = threading.Event(), threading.Event()
+    outcome: list[str] = []
+
+    def late_start(store: Store) -> int:
+        started.set()
+        go_on.wait(10)  # the cancel arrives here, before the statement begins
+        try:
+            return store.conn.execute(ENDLESS).fetchone()[0]
+        except Exception as exc:
+            outcome.append(str(exc))
+            raise
+
+    try:
+        task = asyncio.ensure_future(gateway.call(late_start, interruptible=True))
+        while not started.is_set():
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        go_on.set()
+        assert await gateway.call(lambda s: s.counts().total) == 1
+        assert outcome == ["interrupted"]
+    finally:
+        go_on.set()
+        gateway.close()

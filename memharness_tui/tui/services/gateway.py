@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+# SQLite VM steps between two looks at a read's cancel flag (microseconds of work).
+PROGRESS_OPS = 10_000
 
 StoreLike = Any  # memharness_tui.store.Store (kept loose so this module imports without it)
 
@@ -55,7 +57,7 @@ def _connection_of(store: StoreLike) -> Any:
         conn = store.conn
     except Exception:  # noqa: BLE001 - no connection just means "cannot interrupt"
         return None
-    return conn if hasattr(conn, "interrupt") else None
+    return conn if hasattr(conn, "set_progress_handler") else None
 
 
 class StoreGateway:
@@ -69,18 +71,27 @@ class StoreGateway:
         self._executor: ThreadPoolExecutor | None = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="memharness-db")
         self._lock = threading.Lock()
-        self._running: tuple[object, Any] | None = None  # (ticket, connection) of a read
+        # (ticket, its cancel flag, connection) of the interruptible read running now
+        self._running: tuple[object, threading.Event, Any] | None = None
 
     def _run(self, fn: Callable[[StoreLike], T], ticket: object | None = None) -> T:
         if self._store is None:
             self._store = self._opener()
         if ticket is None:
             return fn(self._store)
+        # A progress handler, not only ``conn.interrupt()``: an interrupt that lands before the
+        # statement starts is a no-op in SQLite, while the handler sees the flag whenever it is set.
+        cancelled = threading.Event()
+        conn = _connection_of(self._store)
         with self._lock:
-            self._running = (ticket, _connection_of(self._store))
+            self._running = (ticket, cancelled, conn)
+        if conn is not None:
+            conn.set_progress_handler(cancelled.is_set, PROGRESS_OPS)
         try:
             return fn(self._store)
         finally:
+            if conn is not None:
+                conn.set_progress_handler(None, 0)
             with self._lock:
                 self._running = None
 
@@ -109,7 +120,8 @@ class StoreGateway:
         the lock keeps the interrupt from landing on the call after it)."""
         with self._lock:
             if self._running is not None and self._running[0] is ticket:
-                conn = self._running[1]
+                _, cancelled, conn = self._running
+                cancelled.set()
                 if conn is not None:
                     conn.interrupt()
 

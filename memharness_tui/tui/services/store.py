@@ -238,6 +238,20 @@ class StoreService:
         )
 
     # ----- writes -----------------------------------------------------------------------
+    async def _write_judged(self, write: Callable[[Any], int],
+                            judged: Judged | None) -> tuple[int, Judged | None]:
+        """Run ``write`` (it returns the new row's id), then record the pin's verdict on it."""
+
+        def write_and_judge(s: Any) -> int:
+            new_id = write(s)
+            if judged is not None:
+                s.set_staleness(new_id, judged.freshness, s.now(), judged.head)
+            return new_id
+
+        new_id = await self._gw.call(write_and_judge)
+        self._written({new_id: judged.reason} if judged is not None else None)
+        return new_id, judged
+
     async def new_fact(self, values: FactValues,
                        repos: Sequence[str] = ()) -> tuple[int, Judged | None]:
         """Remember a fact; a pinned one is checked against the repos at once."""
@@ -251,13 +265,9 @@ class StoreService:
                 source_commit=values.source_commit, source_path=values.source_path,
                 valid_from=values.valid_from,
             )
-            if judged is not None:
-                s.set_staleness(new_id, judged.freshness, s.now(), judged.head)
             return int(new_id)
 
-        new_id = await self._gw.call(write)
-        self._written({new_id: judged.reason} if judged is not None else None)
-        return new_id, judged
+        return await self._write_judged(write, judged)
 
     async def rewrite(self, old_id: int, values: FactValues,
                       repos: Sequence[str] = ()) -> tuple[int, Judged | None]:
@@ -267,16 +277,13 @@ class StoreService:
         def write(s: Any) -> int:
             _, new_id, _ = s.revise(
                 old_id, values.fact, confidence=values.confidence, importance=values.importance,
-                kind=values.kind, source_ref=values.source_ref, source_agent=AGENTS["rewrite"], source_commit=values.source_commit,
-                source_path=values.source_path, valid_from=values.valid_from,
+                kind=values.kind, source_ref=values.source_ref, source_agent=AGENTS["rewrite"],
+                source_commit=values.source_commit, source_path=values.source_path,
+                valid_from=values.valid_from,
             )
-            if judged is not None:
-                s.set_staleness(new_id, judged.freshness, s.now(), judged.head)
             return int(new_id)
 
-        new_id = await self._gw.call(write)
-        self._written({new_id: judged.reason} if judged is not None else None)
-        return new_id, judged
+        return await self._write_judged(write, judged)
 
     async def retract(self, fact_id: int) -> list[int]:
         """Forget one fact (SPEC §6). Returns the ids retracted now (empty: it already was)."""

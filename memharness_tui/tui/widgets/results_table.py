@@ -95,6 +95,10 @@ class ResultsTable(ScrollView, can_focus=True):
         for key, cells in rows:
             self._keys.append(key)
             self._cells.append(cells)
+        self._rows_replaced(cursor, keep)
+
+    def _rows_replaced(self, cursor: int, keep: str | None) -> None:
+        """After ``_keys``/``_cells`` changed: re-index, resize, place the cursor, one repaint."""
         self._index = {k: i for i, k in enumerate(self._keys)}
         self._cache.clear()
         self.virtual_size = Size(self.size.width, len(self._keys) + 1)

@@ -49,18 +49,10 @@ class FlaggedTable(ResultsTable):
     def set_source(self, keys: list[str], build: RowCells, *, keep: str | None = None,
                    cursor: int = 0) -> None:
         """Show ``keys`` (one per row); a row's cells are ``build(index)`` when it is drawn."""
-        from textual.geometry import Size
-
         self._keys = list(keys)
         self._rows = LazyRows(len(self._keys), build)
         self._cells = self._rows  # type: ignore[assignment]
-        self._index = {k: i for i, k in enumerate(self._keys)}
-        self._cache.clear()
-        self.virtual_size = Size(self.size.width, len(self._keys) + 1)
-        if keep is not None and keep in self._index:
-            cursor = self._index[keep]
-        self.cursor_row = max(0, min(cursor, len(self._keys) - 1))
-        self.refresh()
+        self._rows_replaced(cursor, keep)
 
     def refresh_row(self, key: str) -> None:
         """Rebuild one row's cells on its next paint (its data changed)."""
