@@ -22,15 +22,27 @@ def _store(path: Path) -> Store:
     return store
 
 
-async def test_a_cancelled_interruptible_read_is_interrupted(tmp_path: Path) -> None:
+def _gateway(tmp_path: Path) -> StoreGateway:
     path = tmp_path / "memory.db"
     _store(path).close()
-    gateway = StoreGateway(lambda: Store.open(str(path), clock=FakeClock("2026-03-01", 1000)))
-    started = threading.Event()
+    return StoreGateway(lambda: Store.open(str(path), clock=FakeClock("2026-03-01", 1000)))
+
+
+async def _cancel_a_long_read(tmp_path: Path, *, before_statement: bool) -> list[str]:
+    """Cancel a read of seconds of work while it runs on the DB thread; return what it raised.
+
+    ``before_statement``: the cancel lands after the call started but before its statement
+    began (SQLite drops an interrupt that arrives while no statement runs).
+    """
+    gateway = _gateway(tmp_path)
+    started, go_on = threading.Event(), threading.Event()
+    if not before_statement:
+        go_on.set()
     outcome: list[str] = []
 
-    def endless(store: Store) -> int:
+    def long_read(store: Store) -> int:
         started.set()
+        go_on.wait(10)
         try:
             return store.conn.execute(ENDLESS).fetchone()[0]
         except Exception as exc:
@@ -38,23 +50,32 @@ async def test_a_cancelled_interruptible_read_is_interrupted(tmp_path: Path) -> 
             raise
 
     try:
-        task = asyncio.ensure_future(gateway.call(endless, interruptible=True))
+        task = asyncio.ensure_future(gateway.call(long_read, interruptible=True))
         while not started.is_set():
             await asyncio.sleep(0)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
+        go_on.set()
         # The next call runs (after the interrupted one ended) and is not itself interrupted.
         assert await gateway.call(lambda s: s.counts().total) == 1
-        assert outcome == ["interrupted"]
     finally:
+        go_on.set()
         gateway.close()
+    return outcome
+
+
+async def test_a_cancelled_interruptible_read_is_interrupted(tmp_path: Path) -> None:
+    assert await _cancel_a_long_read(tmp_path, before_statement=False) == ["interrupted"]
+
+
+async def test_a_read_cancelled_before_its_statement_starts_is_still_interrupted(
+        tmp_path: Path) -> None:
+    assert await _cancel_a_long_read(tmp_path, before_statement=True) == ["interrupted"]
 
 
 async def test_a_queued_read_that_is_cancelled_never_runs(tmp_path: Path) -> None:
-    path = tmp_path / "memory.db"
-    _store(path).close()
-    gateway = StoreGateway(lambda: Store.open(str(path), clock=FakeClock("2026-03-01", 1000)))
+    gateway = _gateway(tmp_path)
     gate = threading.Event()
     ran: list[str] = []
     try:
@@ -68,37 +89,4 @@ async def test_a_queued_read_that_is_cancelled_never_runs(tmp_path: Path) -> Non
         assert await gateway.call(lambda s: s.counts().total) == 1
         assert ran == []
     finally:
-        gateway.close()
-
-
-async def test_a_read_cancelled_before_its_statement_starts_is_still_interrupted(
-        tmp_path: Path) -> None:
-    # SQLite drops an interrupt that lands while no statement runs; the cancel must not be lost.
-    path = tmp_path / "memory.db"
-    _store(path).close()
-    gateway = StoreGateway(lambda: Store.open(str(path), clock=FakeClock("2026-03-01", 1000)))
-    started, go_on = threading.Event(), threading.Event()
-    outcome: list[str] = []
-
-    def late_start(store: Store) -> int:
-        started.set()
-        go_on.wait(10)  # the cancel arrives here, before the statement begins
-        try:
-            return store.conn.execute(ENDLESS).fetchone()[0]
-        except Exception as exc:
-            outcome.append(str(exc))
-            raise
-
-    try:
-        task = asyncio.ensure_future(gateway.call(late_start, interruptible=True))
-        while not started.is_set():
-            await asyncio.sleep(0)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        go_on.set()
-        assert await gateway.call(lambda s: s.counts().total) == 1
-        assert outcome == ["interrupted"]
-    finally:
-        go_on.set()
         gateway.close()
