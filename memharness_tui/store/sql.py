@@ -22,6 +22,8 @@ RETRACT_BY_SOURCE_REF = (
     "AND retracted_at IS NULL RETURNING id"
 )
 MAX_TX_AT = "SELECT MAX(tx_at) FROM facts"
+MAX_ID = "SELECT COALESCE(MAX(id), 0) FROM facts"
+DATA_VERSION = "PRAGMA data_version"
 
 CURRENT_FILTER = (
     "f.valid_from <= :now AND f.valid_to IS NULL AND f.superseded_by IS NULL "

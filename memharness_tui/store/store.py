@@ -787,6 +787,16 @@ class Store:
         ), t
 
     @_guarded(writing=False)
+    def largest_id(self) -> int:
+        """The largest fact id (0 when empty)."""
+        return int(self.conn.execute(sql.MAX_ID).fetchone()[0])
+
+    @_guarded(writing=False)
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: moves when *another* connection commits."""
+        return int(self.conn.execute(sql.DATA_VERSION).fetchone()[0])
+
+    @_guarded(writing=False)
     def counts(self) -> StoreCounts:
         F = self.Fact
         belief, _ = self._belief_clause(None)

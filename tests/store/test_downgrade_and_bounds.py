@@ -201,3 +201,20 @@ def test_list_facts_takes_more_ids_than_sqlite_has_variables(store: Store) -> No
     assert [f.id for f in store.list_facts(ids=[5, 2], include_history=True)] == [
         f.id for f in store.list_facts(include_history=True) if f.id in (2, 5)
     ]
+
+
+def test_largest_id_and_data_version(tmp_path):
+    from memharness_tui.store import FakeClock, Store
+
+    path = str(tmp_path / "m.db")
+    with Store.open(path, clock=FakeClock("2026-03-01", 1000)) as mine, \
+            Store.open(path, clock=FakeClock("2026-03-01", 1000)) as other:
+        assert mine.largest_id() == 0
+        other.remember("s", "a fact")
+        before = mine.data_version()
+        other.remember("s", "another fact")
+        assert mine.largest_id() == 2
+        assert mine.data_version() != before  # another connection committed
+        seen = mine.data_version()
+        mine.remember("s", "my own fact")  # its own commits do not move it
+        assert mine.data_version() == seen

@@ -175,8 +175,7 @@ class StoreService:
 
     async def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: moves when *another* connection commits."""
-        return await self._gw.call(
-            lambda s: int(s.conn.execute("PRAGMA data_version").fetchone()[0]))
+        return await self._gw.call(lambda s: s.data_version())
 
     # ----- queries ----------------------------------------------------------------------
     async def counts(self) -> StoreCounts:
@@ -184,8 +183,7 @@ class StoreService:
 
     async def largest_id(self) -> int:
         """The store's largest fact id (0 when empty): how wide an ID column must be."""
-        return await self._gw.call(lambda s: int(
-            s.conn.execute("SELECT COALESCE(MAX(id), 0) FROM facts").fetchone()[0]))
+        return await self._gw.call(lambda s: s.largest_id())
 
     async def recall(self, q: RecallQuery) -> RecallResult:
         return await self._gw.call(lambda s: s.recall(
