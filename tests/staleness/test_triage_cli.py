@@ -224,10 +224,14 @@ def test_watch_stops_on_a_real_ctrl_c_with_exit_0_and_no_traceback(tmp_path: Pat
     pin = repo.commit("pin", {"a.py": "A = 1\n"})
     db = tmp_path / "m.db"
     make_store(db, [{"fact": "A is 1", "source_commit": pin, "source_path": "a.py"}])
+    # A terminal's Ctrl+C reaches a process whose SIGINT is at its default. A test run started
+    # in the background of a script inherits SIGINT *ignored* (POSIX), and Python then keeps
+    # ignoring it, so give the child the default disposition a terminal would.
     proc = subprocess.Popen(
         [sys.executable, "-m", "memharness_tui", "staleness", "--db", str(db),
          "--repo", str(repo.path), "--watch", "--poll", "0.05"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert proc.stderr is not None
