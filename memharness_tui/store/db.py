@@ -62,6 +62,8 @@ class MemharnessDatabase(ChosenDriver, SqliteDatabase):
         self.empty_schema = empty_schema and path == ":memory:"
         self.readonly = readonly
         self.query_only = readonly and query_only
+        #: PRAGMA mmap_size for each new connection (``Store.without_memory_map`` sets 0)
+        self.map_bytes = MMAP_SIZE
         if self.query_only:
             # See tidy_read_only(): a read-write handle that refuses every write.
             target = "file:" + quote(os.path.abspath(path)) + "?mode=rw"
@@ -84,7 +86,7 @@ class MemharnessDatabase(ChosenDriver, SqliteDatabase):
         if self.empty_schema:
             run_migrations(conn, ":memory:")
         # Per-connection read speed-up (recall's ~256 primary-key lookups); the file is unchanged.
-        conn.execute(f"PRAGMA mmap_size = {MMAP_SIZE}")
+        conn.execute(f"PRAGMA mmap_size = {int(self.map_bytes)}")
         if not has_math_functions():
             conn.create_function("pow", 2, _pow, deterministic=True)
         super()._add_conn_hooks(conn)
