@@ -276,6 +276,12 @@ class Store:
         self.close()
 
     @property
+    def on_disk(self) -> bool:
+        """Whether the store's file exists with its schema, so another connection (a second,
+        read-only Store) can open it: False for ``:memory:`` and a fresh store not yet written."""
+        return self.path != ":memory:" and not self._fresh_pending
+
+    @property
     def conn(self) -> sqlite3.Connection:
         if self._fresh_pending:
             self._adopt_if_created()

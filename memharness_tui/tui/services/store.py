@@ -178,12 +178,14 @@ class StoreService:
         return await self._gw.call(lambda s: s.data_version())
 
     # ----- queries ----------------------------------------------------------------------
+    # Whole-store reads run on the gateway's read-only scan connection (``call_scan``), so
+    # searches and opening a fact never wait behind them.
     async def counts(self) -> StoreCounts:
-        return await self._gw.call(lambda s: s.counts())
+        return await self._gw.call_scan(lambda s: s.counts())
 
     async def largest_id(self) -> int:
         """The store's largest fact id (0 when empty): how wide an ID column must be."""
-        return await self._gw.call(lambda s: s.largest_id())
+        return await self._gw.call_scan(lambda s: s.largest_id())
 
     async def recall(self, q: RecallQuery) -> RecallResult:
         return await self._gw.call(lambda s: s.recall(
@@ -191,7 +193,7 @@ class StoreService:
             freshness=q.freshness, reinforce=False), interruptible=True)
 
     async def subjects(self, as_of: str | None = None) -> list[SubjectSummary]:
-        return await self._gw.call(lambda s: s.subjects(as_of=as_of))
+        return await self._gw.call_scan(lambda s: s.subjects(as_of=as_of))
 
     async def facts_of(self, subject: str, *, include_history: bool = False,
                        as_of: str | None = None, offset: int = 0,
@@ -211,7 +213,7 @@ class StoreService:
                                                                   c.stale + c.unresolved)
             return FlaggedPage(rows, max(len(rows), n))
 
-        return await self._gw.call(read)
+        return await self._gw.call_scan(read)
 
     async def get(self, fact_id: int) -> Fact:
         return await self._gw.call(lambda s: s.get(fact_id))
@@ -224,7 +226,7 @@ class StoreService:
         """Changes since ``since``; with ``until`` (time travel) only those made by then."""
         from dataclasses import replace
 
-        result = await self._gw.call(lambda s: s.diff(since, subject=subject))
+        result = await self._gw.call_scan(lambda s: s.diff(since, subject=subject))
         if until is None:
             return result
         return replace(
