@@ -90,3 +90,38 @@ async def test_a_queued_read_that_is_cancelled_never_runs(tmp_path: Path) -> Non
         assert ran == []
     finally:
         gateway.close()
+
+
+async def test_scans_run_on_a_read_only_twin_and_never_hold_up_a_search(tmp_path: Path) -> None:
+    """While a scan is held on its own thread, a call on the DB thread still runs and returns."""
+    gateway = _gateway(tmp_path)
+    gate = threading.Event()
+    try:
+        main = await gateway.call(lambda s: (threading.get_ident(), s.readonly))
+        scan = await gateway.call_scan(lambda s: (threading.get_ident(), s.readonly))
+        assert main[0] != scan[0]
+        assert main[1] is False and scan[1] is True
+        assert await gateway.call_scan(
+            lambda s: s.conn.execute("PRAGMA mmap_size").fetchone()[0]) == 0
+        held = asyncio.ensure_future(gateway.call_scan(lambda _s: gate.wait(30)))
+        # the DB thread is free: a write there, then the twin sees it once released
+        assert await gateway.call(lambda s: s.remember("s", "another fact")[0]) == 2
+        gate.set()
+        assert await held
+        assert await gateway.call_scan(lambda s: s.counts().total) == 2
+    finally:
+        gate.set()
+        gateway.close()
+
+
+async def test_a_fresh_store_scans_on_the_db_thread(tmp_path: Path) -> None:
+    """A store with no file yet cannot have a read-only twin: its scans share the DB thread."""
+    path = tmp_path / "new.db"
+    gateway = StoreGateway(lambda: Store.open(str(path), clock=FakeClock("2026-03-01", 1000)))
+    try:
+        main = await gateway.call(lambda s: threading.get_ident())
+        assert await gateway.call_scan(lambda s: (threading.get_ident(), s.counts().total)) == (
+            main, 0)
+        assert not path.exists()
+    finally:
+        gateway.close()
