@@ -35,7 +35,10 @@ from .recognise import Inspection, inspect, refuse_unless_ours
 from .schema import MIGRATIONS, SCHEMA_VERSION
 
 BUSY_TIMEOUT_MS = 5000
-MMAP_SIZE = 256 * 1024 * 1024
+# The map speeds up recall's primary-key lookups. Pages a scan touches stay in the resident
+# set, so this is also the most a connection adds to RSS: 128 MB covers a 100k-fact store
+# (~45 MB) whole and keeps the app under 300 MB on a million facts (256 MB: 322 MB).
+MMAP_SIZE = 128 * 1024 * 1024
 
 
 def _pow(x: float | None, y: float | None) -> float | None:
