@@ -134,6 +134,17 @@ COUNT_PINNED = f"""SELECT COUNT(*),
 FROM facts f INDEXED BY idx_facts_pinned
 WHERE f.source_commit IS NOT NULL AND {LIVE}"""
 
+COUNT_SUBJECT = "SELECT COUNT(*) FROM facts WHERE subject = ?"
+
+
+def newest_of_subject(filters: list[str]) -> str:
+    """A subject's rows newest first, walking idx_facts_tx (see Store._newest_of_big_subject)."""
+    return f"""SELECT {COLS} FROM facts f INDEXED BY idx_facts_tx
+WHERE f.subject = :subject AND {' AND '.join(filters)}
+ORDER BY f.tx_at DESC, f.id DESC
+LIMIT :limit OFFSET :offset"""
+
+
 STALENESS_TARGETS = """SELECT id, source_ref, source_commit, source_path FROM facts
 WHERE source_commit IS NOT NULL AND retracted_at IS NULL AND superseded_by IS NULL
   AND id > :after_id

@@ -970,7 +970,13 @@ class Store:
         belief, t = self._belief_clause(as_of)
         cond: Any = True
         if subject is not None:
-            cond = F.subject == check_str(subject, "subject")
+            subject = check_str(subject, "subject")
+            cond = F.subject == subject
+            if ids is None and not include_history and freshness in (None, *FRESHNESS_FILTERS):
+                walked = self._newest_of_big_subject(subject, t, as_of is not None,
+                                                     freshness, offset, limit)
+                if walked is not None:
+                    return walked
         if ids is not None:
             # One JSON parameter, not one per id: SQLite allows at most 32,766 variables.
             wanted = json.dumps([check_id(i) for i in ids])
@@ -991,6 +997,33 @@ class Store:
         fields = [getattr(F, c) for c in FACT_COLUMNS]
         query = F.select(*fields).where(cond).order_by(*order).offset(offset).limit(limit)
         return [_fact(r) for r in query.tuples()]
+
+    def _newest_of_big_subject(self, subject: str, t: str, as_of: bool, freshness: str | None,
+                               offset: int, limit: int) -> list[Fact] | None:
+        """A big subject's believed rows, newest first, by walking ``idx_facts_tx`` backwards.
+
+        SQLite otherwise reads every row of the subject through ``idx_facts_subject`` and sorts
+        them (53 ms CPU, >1 s wall on a busy machine, for a 32k-row subject at 1M) to keep the
+        newest 200; the walk stops after them (~2 ms). For a small subject the walk would
+        pass most of the table, so it is taken only when the subject's rows are dense enough
+        (n² > wanted × all rows). Same WHERE, same total order: the same rows either way.
+        None: not worth it, use the general query.
+        """
+        if offset < 0 or limit < 0:
+            return None
+        conn = self.conn
+        n = conn.execute(sql.COUNT_SUBJECT, (subject,)).fetchone()[0]
+        if n * n <= (offset + limit) * max(1, self.largest_id()):
+            return None
+        filters = [sql.AS_OF_FILTER if as_of else sql.CURRENT_FILTER]
+        if freshness == "unchecked":
+            filters.append(sql.UNCHECKED_FILTER)
+        elif freshness is not None:
+            filters.append(sql.FRESHNESS_FILTER)
+        params = {"subject": subject, "as_of": t, "now": t, "freshness": freshness,
+                  "offset": offset, "limit": limit}
+        rows = conn.execute(sql.newest_of_subject(filters), params)
+        return [_fact(r) for r in rows]
 
     @_guarded(writing=False)
     def flagged(

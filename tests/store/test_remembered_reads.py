@@ -169,3 +169,40 @@ def test_without_memory_map_reads_the_same(tmp_path: Path) -> None:
     assert twin.counts() == store.counts()
     assert twin.subjects() == store.subjects()
     twin.close()
+
+
+def _plain_list(store: Store, subject: str, where: str, params: dict, offset: int,
+                limit: int) -> list[int]:
+    rows = store.conn.execute(
+        f"SELECT f.id FROM facts f NOT INDEXED WHERE f.subject = :subject AND {where} "
+        "ORDER BY f.tx_at DESC, f.id DESC LIMIT :limit OFFSET :offset",
+        {**params, "subject": subject, "limit": limit, "offset": offset})
+    return [r[0] for r in rows]
+
+
+def test_a_big_subjects_newest_rows_are_the_same_rows(tmp_path: Path) -> None:
+    """A dense subject is read newest-first along idx_facts_tx; a sparse one as before."""
+    clock = FakeClock(START, 1000)
+    store = Store.open(str(tmp_path / "m.db"), clock=clock)
+    big = [store.remember("big", f"big fact {i}")[0] for i in range(40)]
+    store.remember("small", "a lonely fact")
+    store.remember("big", "true later", valid_from="2026-04-01")
+    store.revise(big[3], "big three, revised")
+    store.forget(fact_id=big[7])
+    store.set_staleness(big[9], "stale", START, "c" * 40)
+    as_of = "2026-03-01T00:00:20.000Z"
+    now = store._effective_now(clock.peek())
+    for subject in ("big", "small"):
+        for offset, limit in ((0, 5), (5, 5), (30, 20), (0, 200)):
+            got = [f.id for f in store.list_facts(subject, offset=offset, limit=limit)]
+            assert got == _plain_list(store, subject, sql.CURRENT_FILTER, {"now": now},
+                                      offset, limit)
+            old = [f.id for f in store.list_facts(subject, as_of=as_of, offset=offset, limit=limit)]
+            assert old == _plain_list(store, subject, sql.AS_OF_FILTER, {"as_of": as_of},
+                                      offset, limit)
+        stale = [f.id for f in store.list_facts(subject, freshness="stale", limit=5)]
+        assert stale == ([big[9]] if subject == "big" else [])
+        unchecked = [f.id for f in store.list_facts(subject, freshness="unchecked", limit=3)]
+        assert unchecked == _plain_list(store, subject, f"{sql.CURRENT_FILTER} AND "
+                                        "f.freshness IS NULL", {"now": now}, 0, 3)
+    assert len(store.list_facts("big", limit=5)) == 5
