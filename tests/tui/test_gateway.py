@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 import threading
 from pathlib import Path
 
@@ -103,11 +101,6 @@ async def test_scans_run_on_a_read_only_twin_and_never_hold_up_a_search(tmp_path
         scan = await gateway.call_scan(lambda s: (threading.get_ident(), s.readonly))
         assert main[0] != scan[0]
         assert main[1] is False and scan[1] is True
-        if sys.platform == "linux":  # the scan thread yields the cores to the DB thread
-            def nice(_s: Store) -> int:
-                return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-            assert await gateway.call_scan(nice) > await gateway.call(nice)
         assert await gateway.call_scan(
             lambda s: s.conn.execute("PRAGMA mmap_size").fetchone()[0]) == 0
         held = asyncio.ensure_future(gateway.call_scan(lambda _s: gate.wait(30)))

@@ -85,15 +85,6 @@ def _scan_opener(store: StoreLike) -> Callable[[], StoreLike] | None:
     return open_twin
 
 
-SCAN_NICENESS = 10
-
-
-def _lower_priority() -> None:
-    """Raise this thread's nice value (Linux schedules threads one by one); elsewhere a no-op."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), SCAN_NICENESS)
-
-
 def _resolve(fut: asyncio.Future[None]) -> None:
     if not fut.done():
         fut.set_result(None)
@@ -102,16 +93,13 @@ def _resolve(fut: asyncio.Future[None]) -> None:
 class StoreGateway:
     """Runs Store calls on one owned DB thread; the Store is opened there by ``opener``."""
 
-    def __init__(self, opener: Callable[[], StoreLike], *, background: bool = False) -> None:
-        """``background``: the thread runs at a lower CPU priority (the scan twin), so on a
-        busy machine the UI and the searching DB thread get the cores first."""
+    def __init__(self, opener: Callable[[], StoreLike], *, name: str = "memharness-db") -> None:
         if not callable(opener) or hasattr(opener, "recall"):
             raise TypeError("StoreGateway needs an opener (a zero-argument callable), not a Store")
         self._opener = opener
         self._store: StoreLike | None = None
         self._executor: ThreadPoolExecutor | None = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="memharness-scan" if background else "memharness-db",
-            initializer=_lower_priority if background else None)
+            max_workers=1, thread_name_prefix=name)
         self._lock = threading.Lock()
         # (ticket, its cancel flag, connection) of the interruptible read running now
         self._running: tuple[object, threading.Event, Any] | None = None
@@ -194,7 +182,9 @@ class StoreGateway:
         await self._until_open()
         if self._twin is None or self._executor is None:
             return False
-        scan = StoreGateway(self._twin, background=True)
+        # Not at a lower CPU priority: the scans are what a user switching tabs waits for
+        # (nice +10 on a busy 2-core machine stretched the Staleness tab's 0.2 s to 3 s).
+        scan = StoreGateway(self._twin, name="memharness-scan")
         try:
             await scan.call(lambda s: None)  # open it now: a failure means "share the DB thread"
         except Exception:  # noqa: BLE001 - any failure to open a second reader is not fatal
