@@ -91,6 +91,14 @@ DIFF_REVISED = f"""SELECT {COLS} FROM facts f
 WHERE f.valid_to >= :since AND f.superseded_by IS NOT NULL
   AND (:subject IS NULL OR f.subject = :subject)
 ORDER BY f.valid_to, f.id"""
+# DIFF_REVISED and DIFF_RETRACTED in one table scan (neither column is indexed); the store
+# splits and orders the rows exactly as the two queries would.
+DIFF_REVISED_OR_RETRACTED = f"""SELECT {COLS},
+  (f.valid_to >= :since AND f.superseded_by IS NOT NULL) AS revised,
+  (f.retracted_at >= :since) AS retracted
+FROM facts f
+WHERE ((f.valid_to >= :since AND f.superseded_by IS NOT NULL) OR f.retracted_at >= :since)
+  AND (:subject IS NULL OR f.subject = :subject)"""
 DIFF_RETRACTED = f"""SELECT {COLS} FROM facts f
 WHERE f.retracted_at >= :since
   AND (:subject IS NULL OR f.subject = :subject)
@@ -103,11 +111,39 @@ WHERE {CURRENT_FILTER}
 GROUP BY f.subject ORDER BY c DESC, f.subject LIMIT 10"""
 
 LIVE = "f.superseded_by IS NULL AND f.retracted_at IS NULL"
+# Current beliefs are live rows with valid_to NULL and valid_from <= now. No index covers
+# them, so these scan the table once in rowid order (NOT INDEXED: walking idx_facts_current
+# and looking each row up is ~1.8x slower at 1M rows). Each also returns the earliest
+# valid_from still in the future: the answer holds for every "now" before it (the cache).
+CURRENT_ROW = f"f.valid_to IS NULL AND {LIVE}"
+COUNT_CURRENT = f"""SELECT COALESCE(SUM(f.valid_from <= :now), 0),
+  MIN(CASE WHEN f.valid_from > :now THEN f.valid_from END)
+FROM facts f NOT INDEXED WHERE {CURRENT_ROW}"""
+# Rows per subject from the covering index (no table pages), and the rows per subject that
+# are NOT current from one scan (a ~12 % minority at 1M, so the GROUP BY sorter stays small):
+# current = total - not current. The GROUP BY over every row was 1.3 s at 1M rows.
+SUBJECT_TOTALS = "SELECT f.subject, COUNT(*) FROM facts f GROUP BY f.subject ORDER BY f.subject"
+SUBJECT_NOT_CURRENT = f"""SELECT f.subject, COUNT(*),
+  MIN(CASE WHEN {CURRENT_ROW} AND f.valid_from > :now THEN f.valid_from END)
+FROM facts f NOT INDEXED
+WHERE NOT ({CURRENT_ROW} AND f.valid_from <= :now)
+GROUP BY f.subject"""
 COUNT_PINNED = f"""SELECT COUNT(*),
   COALESCE(SUM(f.freshness = 'stale'), 0),
   COALESCE(SUM(f.freshness = 'unresolved'), 0)
 FROM facts f INDEXED BY idx_facts_pinned
 WHERE f.source_commit IS NOT NULL AND {LIVE}"""
+
+COUNT_SUBJECT = "SELECT COUNT(*) FROM facts WHERE subject = ?"
+
+
+def newest_of_subject(filters: list[str]) -> str:
+    """A subject's rows newest first, walking idx_facts_tx (see Store._newest_of_big_subject)."""
+    return f"""SELECT {COLS} FROM facts f INDEXED BY idx_facts_tx
+WHERE f.subject = :subject AND {' AND '.join(filters)}
+ORDER BY f.tx_at DESC, f.id DESC
+LIMIT :limit OFFSET :offset"""
+
 
 STALENESS_TARGETS = """SELECT id, source_ref, source_commit, source_path FROM facts
 WHERE source_commit IS NOT NULL AND retracted_at IS NULL AND superseded_by IS NULL

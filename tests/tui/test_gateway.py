@@ -90,3 +90,127 @@ async def test_a_queued_read_that_is_cancelled_never_runs(tmp_path: Path) -> Non
         assert ran == []
     finally:
         gateway.close()
+
+
+async def test_scans_run_on_a_read_only_twin_and_never_hold_up_a_search(tmp_path: Path) -> None:
+    """While a scan is held on its own thread, a call on the DB thread still runs and returns."""
+    gateway = _gateway(tmp_path)
+    gate = threading.Event()
+    try:
+        main = await gateway.call(lambda s: (threading.get_ident(), s.readonly))
+        scan = await gateway.call_scan(lambda s: (threading.get_ident(), s.readonly))
+        assert main[0] != scan[0]
+        assert main[1] is False and scan[1] is True
+        assert await gateway.call_scan(
+            lambda s: s.conn.execute("PRAGMA mmap_size").fetchone()[0]) == 0
+        held = asyncio.ensure_future(gateway.call_scan(lambda _s: gate.wait(30)))
+        # the DB thread is free: a write there, then the twin sees it once released
+        assert await gateway.call(lambda s: s.remember("s", "another fact")[0]) == 2
+        gate.set()
+        assert await held
+        assert await gateway.call_scan(lambda s: s.counts().total) == 2
+    finally:
+        gate.set()
+        gateway.close()
+
+
+async def test_a_fresh_store_scans_on_the_db_thread(tmp_path: Path) -> None:
+    """A store with no file yet cannot have a read-only twin: its scans share the DB thread."""
+    path = tmp_path / "new.db"
+    gateway = StoreGateway(lambda: Store.open(str(path), clock=FakeClock("2026-03-01", 1000)))
+    try:
+        main = await gateway.call(lambda s: threading.get_ident())
+        assert await gateway.call_scan(lambda s: (threading.get_ident(), s.counts().total)) == (
+            main, 0)
+        assert not path.exists()
+    finally:
+        gateway.close()
+
+
+async def test_the_same_recall_asked_twice_while_running_runs_once(tmp_path: Path) -> None:
+    """The opening search is asked for by the prefetch and again by the pane: one scan."""
+    from memharness_tui.tui.services import RecallQuery, StoreService
+
+    gateway = _gateway(tmp_path)
+    service = StoreService(gateway)
+    gate = threading.Event()
+    calls: list[bool] = []
+    real_call = gateway.call
+
+    async def counting(fn, *, interruptible: bool = False):  # noqa: ANN001, ANN202
+        calls.append(interruptible)
+        return await real_call(fn, interruptible=interruptible)
+
+    gateway.call = counting  # type: ignore[method-assign]
+    try:
+        held = asyncio.ensure_future(real_call(lambda _s: gate.wait(30)))  # DB thread busy
+        first = asyncio.ensure_future(service.recall(RecallQuery()))
+        await asyncio.sleep(0)
+        second = asyncio.ensure_future(service.recall(RecallQuery()))
+        await asyncio.sleep(0)
+        first.cancel()  # a superseded asker leaves; the other still gets the results
+        gate.set()
+        await held
+        result = await second
+        assert [f.fact for f in result.facts] == ["a fact"]
+        assert calls == [True]
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        # finished: the next ask runs afresh
+        await service.recall(RecallQuery())
+        assert calls == [True, True]
+    finally:
+        gate.set()
+        gateway.close()
+
+
+async def test_a_recall_everybody_left_is_interrupted(tmp_path: Path) -> None:
+    from memharness_tui.tui.services import RecallQuery, StoreService
+
+    gateway = _gateway(tmp_path)
+    service = StoreService(gateway)
+    gate = threading.Event()
+    ran: list[str] = []
+    try:
+        held = asyncio.ensure_future(gateway.call(lambda _s: gate.wait(30)))
+        gateway_call = gateway.call
+
+        async def spy(fn, *, interruptible: bool = False):  # noqa: ANN001, ANN202
+            return await gateway_call(lambda s: (ran.append("ran"), fn(s))[1],
+                                      interruptible=interruptible)
+
+        gateway.call = spy  # type: ignore[method-assign]
+        asker = asyncio.ensure_future(service.recall(RecallQuery(query="a")))
+        await asyncio.sleep(0)
+        asker.cancel()
+        for _ in range(5):
+            await asyncio.sleep(0)  # the cancel is deferred two loop turns
+        gate.set()
+        await held
+        assert await gateway_call(lambda s: s.counts().total) == 1
+        assert ran == []  # cancelled while queued: it never ran
+    finally:
+        gate.set()
+        gateway.close()
+
+
+async def test_a_scan_waits_for_the_search_in_flight(tmp_path: Path) -> None:
+    gateway = _gateway(tmp_path)
+    gate = threading.Event()
+    order: list[str] = []
+    try:
+        await gateway.call_scan(lambda s: None)  # the twin is open
+        search = asyncio.ensure_future(gateway.call(
+            lambda _s: (gate.wait(30), order.append("search")), interruptible=True))
+        await asyncio.sleep(0)
+        scan = asyncio.ensure_future(gateway.call_scan(lambda _s: order.append("scan")))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert order == []  # the scan thread is idle, yet the scan waits for the search
+        gate.set()
+        await search
+        await scan
+        assert order == ["search", "scan"]
+    finally:
+        gate.set()
+        gateway.close()

@@ -7,6 +7,7 @@ and every pane refreshes itself — no pane reloads another by hand.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -150,14 +151,42 @@ def _plan_still_true(facts: Sequence[Any], repos: Sequence[str]) -> list[_StillT
     return out
 
 
+class _SharedRecall:
+    """One recall in flight and how many callers wait for it."""
+
+    def __init__(self, task: asyncio.Future[Any]) -> None:
+        self.task = task
+        self.waiters = 0
+        self.abandoned = False  # cancelled (or about to be): nobody may join it any more
+
+    def leave(self) -> None:
+        """A waiter was cancelled. When none is left, cancel (interrupt) the recall — two loop
+        turns later, so a caller re-asking at once (a superseded worker's successor) can
+        still join it."""
+        self.waiters -= 1
+        if self.waiters > 0:
+            return
+        loop = self.task.get_loop()
+
+        def maybe_cancel() -> None:
+            if self.waiters <= 0:
+                self.abandoned = True
+                self.task.cancel()
+
+        loop.call_soon(loop.call_soon, maybe_cancel)
+
+
 class StoreService:
     """The app's typed store API (one instance per app; calls run in order on the DB thread)."""
 
     def __init__(self, gateway: StoreGateway, on_write: WriteListener | None = None) -> None:
         self._gw = gateway
         self.on_write = on_write
+        self._recalls: dict[RecallQuery, _SharedRecall] = {}
+        self._seen_version: int | None = None
 
     def _written(self, reasons: Mapping[int, str] | None = None) -> None:
+        self._recalls.clear()  # a recall in flight may predate this write: never share it
         if self.on_write is not None:
             self.on_write(dict(reasons or {}))
 
@@ -175,23 +204,56 @@ class StoreService:
 
     async def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: moves when *another* connection commits."""
-        return await self._gw.call(lambda s: s.data_version())
+        version = await self._gw.call(lambda s: s.data_version())
+        if version != self._seen_version:
+            self._seen_version = version
+            self._recalls.clear()  # another process wrote: later recalls start afresh
+        return version
 
     # ----- queries ----------------------------------------------------------------------
+    # Whole-store reads run on the gateway's read-only scan connection (``call_scan``), so
+    # searches and opening a fact never wait behind them.
     async def counts(self) -> StoreCounts:
-        return await self._gw.call(lambda s: s.counts())
+        return await self._gw.call_scan(lambda s: s.counts())
 
     async def largest_id(self) -> int:
         """The store's largest fact id (0 when empty): how wide an ID column must be."""
-        return await self._gw.call(lambda s: s.largest_id())
+        return await self._gw.call_scan(lambda s: s.largest_id())
 
     async def recall(self, q: RecallQuery) -> RecallResult:
-        return await self._gw.call(lambda s: s.recall(
-            q.query, subject=q.subject, kind=q.kind, as_of=q.as_of, limit=q.limit,
-            freshness=q.freshness, reinforce=False), interruptible=True)
+        """Ranked recall. Interruptible: when every caller waiting for it is cancelled (a
+        newer keystroke), its SQLite statement stops. Callers asking for the same query while
+        it runs share it — the app's opening search is asked for by the prefetch and by the
+        Recall pane's re-asks while mounting; each used to start (and cancel) its own scan
+        of every current row (~0.7 s at 1M)."""
+        shared = self._recalls.get(q)
+        if shared is None or shared.abandoned:
+            task = asyncio.ensure_future(self._gw.call(lambda s: s.recall(
+                q.query, subject=q.subject, kind=q.kind, as_of=q.as_of, limit=q.limit,
+                freshness=q.freshness, reinforce=False), interruptible=True))
+            shared = self._recalls[q] = _SharedRecall(task)
+            task.add_done_callback(lambda _t: self._forget_recall(q, shared))
+        shared.waiters += 1
+        try:
+            result = await asyncio.shield(shared.task)
+        except asyncio.CancelledError:
+            if shared.task.done():
+                shared.waiters -= 1
+            else:
+                shared.leave()  # this caller was cancelled; the recall may still be shared
+            raise
+        except BaseException:
+            shared.waiters -= 1
+            raise
+        shared.waiters -= 1
+        return result
+
+    def _forget_recall(self, q: RecallQuery, shared: _SharedRecall) -> None:
+        if self._recalls.get(q) is shared:
+            del self._recalls[q]
 
     async def subjects(self, as_of: str | None = None) -> list[SubjectSummary]:
-        return await self._gw.call(lambda s: s.subjects(as_of=as_of))
+        return await self._gw.call_scan(lambda s: s.subjects(as_of=as_of))
 
     async def facts_of(self, subject: str, *, include_history: bool = False,
                        as_of: str | None = None, offset: int = 0,
@@ -211,7 +273,7 @@ class StoreService:
                                                                   c.stale + c.unresolved)
             return FlaggedPage(rows, max(len(rows), n))
 
-        return await self._gw.call(read)
+        return await self._gw.call_scan(read)
 
     async def get(self, fact_id: int) -> Fact:
         return await self._gw.call(lambda s: s.get(fact_id))
@@ -224,7 +286,7 @@ class StoreService:
         """Changes since ``since``; with ``until`` (time travel) only those made by then."""
         from dataclasses import replace
 
-        result = await self._gw.call(lambda s: s.diff(since, subject=subject))
+        result = await self._gw.call_scan(lambda s: s.diff(since, subject=subject))
         if until is None:
             return result
         return replace(
