@@ -140,5 +140,20 @@ SET_VERDICT = """UPDATE facts SET
   checked_head = :checked_head
 WHERE id = :id"""
 SET_VERDICT_LIVE = SET_VERDICT + " AND retracted_at IS NULL AND superseded_by IS NULL"
+# The same four writes with numbered parameters, bound from tuples (freshness, checked_at,
+# checked_head, id[, source_commit, source_path]) by one prepared statement per batch.
+SET_VERDICT_SEQ = """UPDATE facts SET freshness = ?1, checked_at = ?2, checked_head = ?3
+WHERE id = ?4"""
+SET_VERDICT_LIVE_SEQ = SET_VERDICT_SEQ + " AND retracted_at IS NULL AND superseded_by IS NULL"
+SET_STALENESS_SEQ = """UPDATE facts SET freshness = ?1, checked_at = ?2, checked_head = ?3,
+  source_commit = COALESCE(?5, source_commit), source_path = COALESCE(?6, source_path)
+WHERE id = ?4"""
+SET_STALENESS_LIVE_SEQ = (
+    SET_STALENESS_SEQ
+    + " AND retracted_at IS NULL AND superseded_by IS NULL AND (?5 IS NULL OR source_commit IS NULL)"
+)
+# Which of a batch's ids (a JSON array) are live, and whether each is still unpinned.
+LIVE_AMONG = """SELECT id, source_commit IS NULL FROM facts
+WHERE id IN (SELECT value FROM json_each(?1)) AND retracted_at IS NULL AND superseded_by IS NULL"""
 
 FTS_INTEGRITY_CHECK = "INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)"
