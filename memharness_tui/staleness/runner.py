@@ -352,18 +352,15 @@ class StalenessPass:
         if not kept:
             return kept
         checked_at = store.now()
+        # positional (id, freshness, checked_at, checked_head, source_commit, source_path):
+        # one update per pin. A path-only backfill passes no commit: the writer's live_only
+        # guard accepts a commit only for rows still unpinned.
         written = store.set_staleness_many(
             [
-                StalenessUpdate(
-                    id=v.fact_id,
-                    freshness=v.freshness,
-                    checked_at=checked_at,
-                    checked_head=v.checked_head,
-                    # a path-only backfill passes no commit: the writer's live_only
-                    # guard accepts a commit only for rows still unpinned
-                    source_commit=v.commit if v.backfilled and not v.path_only else None,
-                    source_path=v.path if v.backfilled else None,
-                )
+                StalenessUpdate(v.fact_id, v.freshness, checked_at, v.checked_head, None, None)
+                if not v.backfilled else
+                StalenessUpdate(v.fact_id, v.freshness, checked_at, v.checked_head,
+                                None if v.path_only else v.commit, v.path)
                 for v in kept
             ],
             live_only=True,  # the guard re-checks liveness inside the write lock

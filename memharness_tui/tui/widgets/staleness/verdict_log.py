@@ -47,13 +47,16 @@ class VerdictLog(RichLog):
     def verdicts(self, verdicts: Sequence[Verdict], several_repos: bool) -> None:
         if not verdicts:
             return
+        # every line but the last skips scroll_end: one scroll (one after-refresh callback)
+        # per drain instead of one per line; the log ends up at its end just the same
         if len(verdicts) <= LOG_DETAIL:
-            for v in verdicts:
-                self.write(self._verdict_line(v, several_repos))
+            for i, v in enumerate(verdicts, 1):
+                self.write(self._verdict_line(v, several_repos),
+                           scroll_end=None if i == len(verdicts) else False)
             return
         flagged = [v for v in verdicts if v.freshness != "current"]
         for v in flagged[:LOG_SAMPLE]:
-            self.write(self._verdict_line(v, several_repos))
+            self.write(self._verdict_line(v, several_repos), scroll_end=False)
         tally: dict[str, int] = {}
         for v in verdicts:
             tally[v.freshness] = tally.get(v.freshness, 0) + 1
