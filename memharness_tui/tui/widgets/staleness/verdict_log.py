@@ -47,16 +47,21 @@ class VerdictLog(RichLog):
     def verdicts(self, verdicts: Sequence[Verdict], several_repos: bool) -> None:
         if not verdicts:
             return
-        # every line but the last skips scroll_end: one scroll (one after-refresh callback)
-        # per drain instead of one per line; the log ends up at its end just the same
+        self._verdicts(verdicts, several_repos)
+        if self.auto_scroll and self._size_known:
+            # One scroll per drain, at once: the new virtual size is already known (no layout
+            # to wait for), so the log is painted at its end in the same frame as its lines.
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def _verdicts(self, verdicts: Sequence[Verdict], several_repos: bool) -> None:
+        scroll = None if not self._size_known else False  # deferred writes scroll themselves
         if len(verdicts) <= LOG_DETAIL:
-            for i, v in enumerate(verdicts, 1):
-                self.write(self._verdict_line(v, several_repos),
-                           scroll_end=None if i == len(verdicts) else False)
+            for v in verdicts:
+                self.write(self._verdict_line(v, several_repos), scroll_end=scroll)
             return
         flagged = [v for v in verdicts if v.freshness != "current"]
         for v in flagged[:LOG_SAMPLE]:
-            self.write(self._verdict_line(v, several_repos), scroll_end=False)
+            self.write(self._verdict_line(v, several_repos), scroll_end=scroll)
         tally: dict[str, int] = {}
         for v in verdicts:
             tally[v.freshness] = tally.get(v.freshness, 0) + 1
@@ -69,7 +74,7 @@ class VerdictLog(RichLog):
         note.append(f"#{verdicts[0].fact_id}…#{verdicts[-1].fact_id}", style="dim")
         if len(flagged) > LOG_SAMPLE:
             note.append("  (every flagged one is in the table)", style="dim")
-        self.write(note)
+        self.write(note, scroll_end=scroll)
 
     def _verdict_line(self, v: Verdict, several_repos: bool) -> Text:
         badge = freshness_badge(self.app, v.freshness, True)
