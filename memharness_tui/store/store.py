@@ -980,28 +980,34 @@ class Store:
 
     @staticmethod
     def _write_live_verdicts(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[int]:
-        """The pass's batch, inside the write lock: which rows are still live (and, for a
-        pin adoption, still unpinned) is read once, then every verdict is one prepared
-        UPDATE (``executemany``). The UPDATEs keep the same guards, so nothing changes if
-        the read and the write ever disagreed. Returns the ids written, in batch order."""
+        """The pass's batch, inside the write lock, in three statements whatever its size.
+
+        Which ids are still live (and, for a pin adoption, still unpinned) is read once; the
+        verdicts then go in as one UPDATE per kind (``sql.SET_VERDICTS_LIVE_JSON``: one FTS5
+        segment per batch instead of one per row, and one GIL hand-off instead of hundreds).
+        The UPDATEs keep the same guards. Returns the ids written, in batch order.
+        """
         ids = json.dumps([r[3] for r in rows])
-        unpinned = dict(conn.execute(sql.LIVE_AMONG, (ids,)).fetchall())  # id -> unpinned?
-        plain: list[tuple[Any, ...]] = []
-        adopt: list[tuple[Any, ...]] = []
+        found = conn.execute(sql.LIVE_AMONG, (ids,)).fetchone()[0]
+        unpinned = {int(k): v for k, v in json.loads(found).items()} if found else {}
+        plain: dict[int, tuple[Any, ...]] = {}  # by id: a repeated id keeps its last verdict
+        adopt: dict[int, tuple[Any, ...]] = {}
         written: list[int] = []
         for r in rows:
             live = unpinned.get(r[3])
             if live is None:
                 continue  # revised, retracted or gone since the work list was read
             if len(r) == 4:
-                plain.append(r)
+                plain[r[3]] = r
             elif r[4] is not None and not live:
                 continue  # a backfill whose row someone else pinned meanwhile: theirs wins
             else:
-                adopt.append(r)
+                adopt[r[3]] = r
             written.append(r[3])
         if plain:
-            conn.executemany(sql.SET_VERDICT_LIVE_SEQ, plain)
+            conn.execute(sql.SET_VERDICTS_LIVE_JSON,
+                         (json.dumps(list(plain.values()), ensure_ascii=False),))
         if adopt:
-            conn.executemany(sql.SET_STALENESS_LIVE_SEQ, adopt)
+            conn.execute(sql.SET_STALENESS_LIVE_JSON,
+                         (json.dumps(list(adopt.values()), ensure_ascii=False),))
         return written
