@@ -124,22 +124,10 @@ SET_STALENESS = """UPDATE facts SET
   source_commit = COALESCE(:source_commit, source_commit),
   source_path = COALESCE(:source_path, source_path)
 WHERE id = :id"""
-# The pass's guard: only rows still live (and, for a backfill, still unpinned) take a verdict,
-# so a fact another process revised or retracted mid-pass is never touched.
-SET_STALENESS_LIVE = (
-    SET_STALENESS
-    + " AND retracted_at IS NULL AND superseded_by IS NULL"
-    + " AND (:source_commit IS NULL OR source_commit IS NULL)"
-)
-# The same write for a verdict that adopts no pin (the common case): leaving source_commit out
-# of SET spares the idx_facts_pinned update SQLite does for any SET of that column (~half the
-# UPDATE's own cost; the FTS trigger fires either way). Identical rows result.
-SET_VERDICT = """UPDATE facts SET
-  freshness = :freshness,
-  checked_at = :checked_at,
-  checked_head = :checked_head
-WHERE id = :id"""
-SET_VERDICT_LIVE = SET_VERDICT + " AND retracted_at IS NULL AND superseded_by IS NULL"
+# The pass's writes (below) carry the guard: only rows still live (and, for a backfill, still
+# unpinned) take a verdict, so a fact another process revised or retracted mid-pass is never
+# touched. A verdict that adopts no pin (the common case) leaves source_commit out of SET: any
+# SET of that column makes SQLite update idx_facts_pinned (~half the UPDATE's own cost).
 # The pass's batch as ONE statement per kind: the verdicts travel as a JSON array of
 # [freshness, checked_at, checked_head, id(, source_commit, source_path)] and the UPDATE joins
 # it by rowid. facts_au still fires for every row, but FTS5 flushes its pending terms to a new
