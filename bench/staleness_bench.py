@@ -10,6 +10,9 @@ method (two ``git`` subprocesses per pin: ``merge-base --is-ancestor`` and
 The passes run in child processes, interleaved with the same passes on the code before
 issue #9 (``--base``, see ``bench/compare.py``), and the table gives the ratio. Each side's
 verdicts are digested (every pinned row's freshness, head and backfilled pin) and must match.
+Three rows time the same verdict UPDATEs with nothing else, in batches of 500: one statement
+per row (``executemany``), one statement per batch (what the store does now), and one per row
+without the schema's ``facts_au`` FTS trigger (on a scratch copy only): what writing costs.
 
     .venv/bin/python bench/staleness_bench.py [--facts 10000] [--sample 500] [--rounds 3]
 """
@@ -160,6 +163,54 @@ def verdict_digest(db: Path) -> str:
     return hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
 
 
+BATCH_UPDATE = """UPDATE facts NOT INDEXED SET freshness = v.f, checked_at = v.at, checked_head = v.h
+FROM (SELECT json_extract(value, '$[0]') AS f, json_extract(value, '$[1]') AS at,
+             json_extract(value, '$[2]') AS h, json_extract(value, '$[3]') AS id
+      FROM json_each(?1)) AS v
+WHERE facts.id = v.id"""
+
+
+def sql_floor(src: Path, judged: Path, work: Path, *, trigger: bool, per_row: bool = True,
+              batch: int = 500) -> float:
+    """CPU seconds for the pass's verdict UPDATEs alone: the verdicts ``judged`` holds, written
+    to a fresh copy of ``src`` in batches of ``batch``, nothing else — one UPDATE per row
+    (``executemany``) or, ``per_row=False``, one per batch (the verdicts as a JSON array joined
+    by rowid). ``trigger=False`` drops ``facts_au`` on that scratch copy first, to show what the
+    schema's FTS trigger costs (the store itself never does that)."""
+    try:
+        from memharness_tui.store.driver import sqlite3  # the SQLite this side's store uses
+    except ImportError:  # the base side predates the driver choice: stdlib
+        import sqlite3  # type: ignore[no-redef]
+
+    with sqlite3.connect(f"{judged.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        rows = conn.execute(
+            "SELECT freshness, checked_at, checked_head, id FROM facts "
+            "WHERE freshness IS NOT NULL ORDER BY id").fetchall()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{work}{suffix}").unlink(missing_ok=True)
+    shutil.copyfile(src, work)
+    conn = sqlite3.connect(str(work), isolation_level=None)
+    try:
+        for pragma in ("busy_timeout = 5000", "journal_mode = WAL", "synchronous = NORMAL"):
+            conn.execute(f"PRAGMA {pragma}").fetchall()
+        if not trigger:
+            conn.execute("DROP TRIGGER facts_au")
+        c0 = time.thread_time()
+        for i in range(0, len(rows), batch):
+            conn.execute("BEGIN IMMEDIATE")
+            if per_row:
+                conn.executemany("UPDATE facts SET freshness = ?, checked_at = ?, "
+                                 "checked_head = ? WHERE id = ?", rows[i:i + batch])
+            else:
+                conn.execute(BATCH_UPDATE, (json.dumps(rows[i:i + batch]),))
+            conn.execute("COMMIT")
+        return time.thread_time() - c0
+    finally:
+        conn.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{work}{suffix}").unlink(missing_ok=True)
+
+
 def child(payload: dict) -> None:
     """One side's measurement: check-only, `repeat` first passes on fresh copies, a re-pass."""
     db, repo, root = Path(payload["db"]), Path(payload["repo"]), Path(payload["tmp"])
@@ -177,12 +228,18 @@ def child(payload: dict) -> None:
         cpus.append(time.thread_time() - c0)  # CPU of the pass's thread: steadier under load
         runs.append(full.elapsed)
     digest = verdict_digest(copy)
+    scratch = root / f"floor-{os.getpid()}.db"
+    floor_cpu = sql_floor(db, copy, scratch, trigger=True)
+    floor_batch_cpu = sql_floor(db, copy, scratch, trigger=True, per_row=False)
+    floor_no_trigger_cpu = sql_floor(db, copy, scratch, trigger=False)
     again = StalenessPass(copy, [repo]).run()
     for suffix in ("", "-wal", "-shm"):
         Path(f"{copy}{suffix}").unlink(missing_ok=True)
     emit({"check_s": check.elapsed, "check_cpu_s": check_cpu, "full_s": statistics.median(runs),
           "full_cpu_s": statistics.median(cpus), "best_s": min(runs),
-          "again_s": again.elapsed, "summary": full.summary_line(), "digest": digest})
+          "again_s": again.elapsed, "summary": full.summary_line(), "digest": digest,
+          "floor_cpu_s": floor_cpu, "floor_batch_cpu_s": floor_batch_cpu,
+          "floor_no_trigger_cpu_s": floor_no_trigger_cpu})
 
 
 def main() -> None:
@@ -219,6 +276,9 @@ def main() -> None:
             ("  CPU time of that pass", "full_cpu_s", "s"),
             ("  CPU time of the check-only pass", "check_cpu_s", "s"),
             ("second pass (rewrites every verdict)", "again_s", "s"),
+            ("  its verdict UPDATEs alone, one per row, CPU", "floor_cpu_s", "s"),
+            ("  the same, one UPDATE per batch of 500, CPU", "floor_batch_cpu_s", "s"),
+            ("  one per row without facts_au (scratch), CPU", "floor_no_trigger_cpu_s", "s"),
         ])
         for s in sides:
             last = results[s.name][-1]

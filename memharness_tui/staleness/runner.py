@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .git import GitChecker, RepoError
 from .pins import Pin, is_sha_like, normalize_path, normalize_sha, parse_source_ref
@@ -62,8 +62,7 @@ def stale_ids_line(ids: Sequence[int]) -> str:
     return "stale ids: " + ", ".join(f"#{i}" for i in ids)
 
 
-@dataclass(frozen=True, slots=True)
-class WorkItem:
+class WorkItem(NamedTuple):
     """One fact to judge: its stored pin, or a pin parsed from source_ref (backfill).
 
     ``backfill``: the pass adopts this pin (``path_only``: the row is already
@@ -353,18 +352,15 @@ class StalenessPass:
         if not kept:
             return kept
         checked_at = store.now()
+        # positional (id, freshness, checked_at, checked_head, source_commit, source_path):
+        # one update per pin. A path-only backfill passes no commit: the writer's live_only
+        # guard accepts a commit only for rows still unpinned.
         written = store.set_staleness_many(
             [
-                StalenessUpdate(
-                    id=v.fact_id,
-                    freshness=v.freshness,
-                    checked_at=checked_at,
-                    checked_head=v.checked_head,
-                    # a path-only backfill passes no commit: the writer's live_only
-                    # guard accepts a commit only for rows still unpinned
-                    source_commit=v.commit if v.backfilled and not v.path_only else None,
-                    source_path=v.path if v.backfilled else None,
-                )
+                StalenessUpdate(v.fact_id, v.freshness, checked_at, v.checked_head, None, None)
+                if not v.backfilled else
+                StalenessUpdate(v.fact_id, v.freshness, checked_at, v.checked_head,
+                                None if v.path_only else v.commit, v.path)
                 for v in kept
             ],
             live_only=True,  # the guard re-checks liveness inside the write lock
@@ -435,29 +431,20 @@ class _Judge:
         self._cache: dict[tuple[str, str | None], tuple[str, str, str, str, str | None]] = {}
 
     def __call__(self, item: WorkItem) -> Verdict:
-        key = (item.commit.lower(), item.path)
+        fact_id, commit, path, backfill, path_only = item
+        key = (commit.lower(), path)
         hit = self._cache.get(key)
         if hit is None:
             if len(self.checkers) == 1:
-                ch = self.checkers[0]
-                facts = ch.facts(item.commit, item.path)
+                facts = self.checkers[0].facts(commit, path)
                 freshness, reason = classify(facts)
             else:
                 facts, freshness, reason = classify_many(
-                    [c.facts(item.commit, item.path) for c in self.checkers]
+                    [c.facts(commit, path) for c in self.checkers]
                 )
             hit = (freshness, reason, facts.repo, facts.head, facts.commit)
             self._cache[key] = hit
         freshness, reason, repo, head, resolved = hit
-        return Verdict(
-            fact_id=item.fact_id,
-            freshness=freshness,
-            reason=reason,
-            commit=item.commit,
-            path=item.path,
-            repo=repo,
-            checked_head=head,
-            resolved=resolved,
-            backfilled=item.backfill,
-            path_only=item.path_only,
-        )
+        # positional: one Verdict per pin, in the field order of the NamedTuple
+        return Verdict(fact_id, freshness, reason, commit, path, repo, head, resolved,
+                       backfill, path_only)

@@ -160,21 +160,43 @@ SET_STALENESS = """UPDATE facts SET
   source_commit = COALESCE(:source_commit, source_commit),
   source_path = COALESCE(:source_path, source_path)
 WHERE id = :id"""
-# The pass's guard: only rows still live (and, for a backfill, still unpinned) take a verdict,
-# so a fact another process revised or retracted mid-pass is never touched.
-SET_STALENESS_LIVE = (
-    SET_STALENESS
-    + " AND retracted_at IS NULL AND superseded_by IS NULL"
-    + " AND (:source_commit IS NULL OR source_commit IS NULL)"
-)
-# The same write for a verdict that adopts no pin (the common case): leaving source_commit out
-# of SET spares the idx_facts_pinned update SQLite does for any SET of that column (~half the
-# UPDATE's own cost; the FTS trigger fires either way). Identical rows result.
-SET_VERDICT = """UPDATE facts SET
-  freshness = :freshness,
-  checked_at = :checked_at,
-  checked_head = :checked_head
-WHERE id = :id"""
-SET_VERDICT_LIVE = SET_VERDICT + " AND retracted_at IS NULL AND superseded_by IS NULL"
+# The pass's writes (below) carry the guard: only rows still live (and, for a backfill, still
+# unpinned) take a verdict, so a fact another process revised or retracted mid-pass is never
+# touched. A verdict that adopts no pin (the common case) leaves source_commit out of SET: any
+# SET of that column makes SQLite update idx_facts_pinned (~half the UPDATE's own cost).
+# The pass's batch as ONE statement per kind: the verdicts travel as a JSON array of
+# [freshness, checked_at, checked_head, id(, source_commit, source_path)] and the UPDATE joins
+# it by rowid. facts_au still fires for every row, but FTS5 flushes its pending terms to a new
+# index segment at every statement boundary, so one UPDATE per row meant one tiny segment (and
+# the merges that follow) per verdict: per batch it is one. ``NOT INDEXED``: rowid lookups only
+# (otherwise the planner may walk idx_facts_superseded_by for the liveness test).
+_BATCH_ROWS = """(SELECT json_extract(value, '$[0]') AS freshness,
+          json_extract(value, '$[1]') AS checked_at,
+          json_extract(value, '$[2]') AS checked_head,
+          json_extract(value, '$[3]') AS id,
+          json_extract(value, '$[4]') AS source_commit,
+          json_extract(value, '$[5]') AS source_path
+   FROM json_each(?1)) AS v"""
+SET_VERDICTS_LIVE_JSON = f"""UPDATE facts NOT INDEXED SET
+  freshness = v.freshness, checked_at = v.checked_at, checked_head = v.checked_head
+FROM {_BATCH_ROWS}
+WHERE facts.id = v.id AND facts.retracted_at IS NULL AND facts.superseded_by IS NULL"""
+SET_STALENESS_LIVE_JSON = f"""UPDATE facts NOT INDEXED SET
+  freshness = v.freshness, checked_at = v.checked_at, checked_head = v.checked_head,
+  source_commit = COALESCE(v.source_commit, facts.source_commit),
+  source_path = COALESCE(v.source_path, facts.source_path)
+FROM {_BATCH_ROWS}
+WHERE facts.id = v.id AND facts.retracted_at IS NULL AND facts.superseded_by IS NULL
+  AND (v.source_commit IS NULL OR facts.source_commit IS NULL)"""
+# Which of a batch's ids (a JSON array) are live, and whether each is still unpinned, as one
+# JSON object {id: 1 if unpinned else 0}: one row, so one SQLite step.
+LIVE_AMONG = """SELECT json_group_object(id, source_commit IS NULL) FROM facts NOT INDEXED
+WHERE id IN (SELECT value FROM json_each(?1)) AND retracted_at IS NULL AND superseded_by IS NULL"""
+# One verdict (not the pass): numbered parameters bound from a tuple.
+SET_VERDICT_SEQ = """UPDATE facts SET freshness = ?1, checked_at = ?2, checked_head = ?3
+WHERE id = ?4"""
+SET_STALENESS_SEQ = """UPDATE facts SET freshness = ?1, checked_at = ?2, checked_head = ?3,
+  source_commit = COALESCE(?5, source_commit), source_path = COALESCE(?6, source_path)
+WHERE id = ?4"""
 
 FTS_INTEGRITY_CHECK = "INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)"

@@ -90,8 +90,10 @@ class MemharnessApp(ThemeChoice, App[int]):
 
     as_of: reactive[str | None] = reactive(None)
     """None = current beliefs; a canonical timestamp = what was believed then (every list)."""
-    store_revision: reactive[int] = reactive(0)
-    """Moves whenever the store changed (our writes, another process's commits, ``r``)."""
+    store_revision: reactive[int] = reactive(0, repaint=False)
+    """Moves whenever the store changed (our writes, another process's commits, ``r``). Data
+    only: each list reloads itself; a repaint here would redraw the whole screen at every
+    poll that sees a write (twice a second while a staleness pass writes)."""
     readonly: reactive[bool] = reactive(False, bindings=True)
     """The store is open read-only: write keys are disabled (``check_action``)."""
     repos: reactive[tuple[str, ...]] = reactive(())

@@ -62,7 +62,7 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
     ]
 
     as_of: reactive[str | None] = reactive(None)
-    store_revision: reactive[int] = reactive(0)
+    store_revision: reactive[int] = reactive(0, repaint=False)  # data only (see the app's)
     readonly: reactive[bool] = reactive(False)
     repos: reactive[tuple[str, ...]] = reactive(())
     agent_view: reactive[bool] = reactive(False)

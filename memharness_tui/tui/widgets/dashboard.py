@@ -79,11 +79,13 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
                 tooltip="Open the highlighted fact's detail and chain"),
     ]
 
-    as_of: reactive[str | None] = reactive(None, init=False)
-    store_revision: reactive[int] = reactive(0, init=False)
-    readonly: reactive[bool] = reactive(False, init=False)
-    repos: reactive[tuple[str, ...]] = reactive((), init=False)
-    check_only: reactive[bool] = reactive(False, init=False)
+    # State for the children (data-bound) and watchers; the dashboard itself draws nothing, so
+    # a change must not repaint its whole region (every child under it) — ``k`` during a pass.
+    as_of: reactive[str | None] = reactive(None, init=False, repaint=False)
+    store_revision: reactive[int] = reactive(0, init=False, repaint=False)
+    readonly: reactive[bool] = reactive(False, init=False, repaint=False)
+    repos: reactive[tuple[str, ...]] = reactive((), init=False, repaint=False)
+    check_only: reactive[bool] = reactive(False, init=False, repaint=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

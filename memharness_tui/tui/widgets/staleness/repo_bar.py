@@ -12,11 +12,12 @@ from memharness_tui.tui.render import safe, theme_color
 
 
 class RepoBar(Static):
+    """One fixed row (``height: 1``, full width): redrawing it never needs a layout."""
 
-    repos: reactive[tuple[str, ...]] = reactive((), init=False)
-    check_only: reactive[bool] = reactive(False, init=False)
-    readonly: reactive[bool] = reactive(False, init=False)
-    following: reactive[bool] = reactive(False, init=False)
+    repos: reactive[tuple[str, ...]] = reactive((), init=False, repaint=False)
+    check_only: reactive[bool] = reactive(False, init=False, repaint=False)
+    readonly: reactive[bool] = reactive(False, init=False, repaint=False)
+    following: reactive[bool] = reactive(False, init=False, repaint=False)
 
     def __init__(self, short: Callable[[str], str], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -55,4 +56,4 @@ class RepoBar(Static):
             t.append(" (l)", style="dim")
         if self.readonly:
             t.append("  ·  read-only store: passes only check", style="bold")
-        self.update(t)
+        self.update(t, layout=False)

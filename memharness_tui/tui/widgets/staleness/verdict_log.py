@@ -7,6 +7,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import RichLog
 
 from memharness_tui.tui.render import clean, freshness_badge, safe, theme_color
@@ -21,6 +23,19 @@ _FALLBACK = {"success": "green", "error": "red", "warning": "yellow"}
 
 
 class VerdictLog(RichLog):
+    """A RichLog whose writes repaint the log without laying the screen out again.
+
+    Every write grows the log's virtual size, and the stock reactive asks for a layout of the
+    whole screen each time (the dominant UI cost of a streaming pass). The log's own box never
+    changes size, so here a new virtual size only updates the scrollbars; a scrollbar that
+    appears or goes still asks for a layout itself (``show_*_scrollbar``).
+    """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        if self.is_mounted and self.container_size:
+            self._scroll_update(size)
 
     def __init__(self, short: Callable[[str], str], *, id: str | None = None) -> None:
         super().__init__(id=id, max_lines=LOG_LINES, wrap=False, markup=False, auto_scroll=True)
@@ -32,13 +47,21 @@ class VerdictLog(RichLog):
     def verdicts(self, verdicts: Sequence[Verdict], several_repos: bool) -> None:
         if not verdicts:
             return
+        self._verdicts(verdicts, several_repos)
+        if self.auto_scroll and self._size_known:
+            # One scroll per drain, at once: the new virtual size is already known (no layout
+            # to wait for), so the log is painted at its end in the same frame as its lines.
+            self.scroll_end(animate=False, immediate=True, x_axis=False)
+
+    def _verdicts(self, verdicts: Sequence[Verdict], several_repos: bool) -> None:
+        scroll = None if not self._size_known else False  # deferred writes scroll themselves
         if len(verdicts) <= LOG_DETAIL:
             for v in verdicts:
-                self.write(self._verdict_line(v, several_repos))
+                self.write(self._verdict_line(v, several_repos), scroll_end=scroll)
             return
         flagged = [v for v in verdicts if v.freshness != "current"]
         for v in flagged[:LOG_SAMPLE]:
-            self.write(self._verdict_line(v, several_repos))
+            self.write(self._verdict_line(v, several_repos), scroll_end=scroll)
         tally: dict[str, int] = {}
         for v in verdicts:
             tally[v.freshness] = tally.get(v.freshness, 0) + 1
@@ -51,7 +74,7 @@ class VerdictLog(RichLog):
         note.append(f"#{verdicts[0].fact_id}…#{verdicts[-1].fact_id}", style="dim")
         if len(flagged) > LOG_SAMPLE:
             note.append("  (every flagged one is in the table)", style="dim")
-        self.write(note)
+        self.write(note, scroll_end=scroll)
 
     def _verdict_line(self, v: Verdict, several_repos: bool) -> Text:
         badge = freshness_badge(self.app, v.freshness, True)
