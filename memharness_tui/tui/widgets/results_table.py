@@ -101,7 +101,7 @@ class ResultsTable(ScrollView, can_focus=True):
         """After ``_keys``/``_cells`` changed: re-index, resize, place the cursor, one repaint."""
         self._index = {k: i for i, k in enumerate(self._keys)}
         self._cache.clear()
-        self.virtual_size = Size(self.size.width, len(self._keys) + 1)
+        self._set_virtual_size()
         if keep is not None and keep in self._index:
             cursor = self._index[keep]
         self.cursor_row = max(0, min(cursor, len(self._keys) - 1))
@@ -165,7 +165,19 @@ class ResultsTable(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._cache.clear()
-        self.virtual_size = Size(self.size.width, len(self._keys) + 1)
+        self._set_virtual_size()
+
+    def _set_virtual_size(self) -> None:
+        """One line per row plus the header, without a screen layout unless a scrollbar
+        appears or goes: ``virtual_size`` is a layout reactive, and a layout of the whole
+        screen on every new result set cost more than painting the table."""
+        size = Size(self.size.width, len(self._keys) + 1)
+        if size == self.virtual_size:
+            return
+        self.set_reactive(ResultsTable.virtual_size, size)
+        if self.container_size:
+            self._scroll_update(size)  # scrollbar ranges; toggling one still lays out
+        self.refresh()
 
     def on_focus(self) -> None:
         self._cache.clear()
