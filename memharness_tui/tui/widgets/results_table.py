@@ -272,7 +272,7 @@ class ResultsTable(ScrollView, can_focus=True):
             segments.append(Segment(" " * (width - used), fill))
         elif used > width:
             return Strip(segments).crop(0, width).simplify()
-        return Strip(segments, width).simplify()
+        return Strip(list(Segment.simplify(segments)), width)
 
     def _laid_out(self, width: int) -> tuple[list[tuple[int, int]], list[bool]]:
         """The columns shown at ``width`` and which are right-justified (kept per width)."""

@@ -11,6 +11,7 @@ then the cursor's on top, exactly what ``Text.render`` composes. A cell with spa
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -45,15 +46,21 @@ def row_segments(cells: Sequence[Text], layout: Sequence[tuple[int, int]],
             plain = set_cell_size(plain, width - 1) + "…"
         length = cell_len(plain)
         pad = " " * (width - length)
-        style = line + get_style(cell.style) if cell.style else line
-        if over is not None:
-            style = style + over
+        style = _combined(line, cell.style, over, get_style)
         text = [Segment(plain, style)] if plain else []
         padding = [Segment(pad, fill)] if pad else []
         segments.extend(padding + text if right[i] else text + padding)
     if plain_row:
         return [Segment("".join(segment.text for segment in segments))]
     return segments
+
+
+@lru_cache(maxsize=1024)
+def _combined(line: Style, cell: str | Style, over: Style | None,
+              get_style: Callable[[str | Style], Style]) -> Style:
+    """The line's style, then the cell's, then ``over``: ``Text.render``'s order."""
+    style = line + get_style(cell) if cell else line
+    return style if over is None else style + over
 
 
 def row_text(cells: Sequence[Text], layout: Sequence[tuple[int, int]],
