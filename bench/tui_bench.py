@@ -117,12 +117,15 @@ def _bench_app_class():
     class BenchApp(MemharnessApp):
         paints: list[tuple[float, str | None]] = []
         pane = None
+        painted: asyncio.Event | None = None  # set on every frame (waiters wake on paints)
 
         def _display(self, screen, renderable) -> None:  # type: ignore[override]
             super()._display(screen, renderable)
             if isinstance(renderable, CompositorUpdate):
                 renderable.render_segments(self.console)  # the terminal bytes: part of the cost
                 self.paints.append((time.perf_counter(), _shown(self.pane)))
+                if self.painted is not None:
+                    self.painted.set()
 
     return BenchApp
 
@@ -139,6 +142,19 @@ async def _until(predicate, timeout: float = 30.0, what: str = "state") -> None:
         if time.perf_counter() > end:
             raise TimeoutError(f"timed out waiting for {what}")
         await asyncio.sleep(0.0005)
+
+
+async def _until_painted(app, predicate, timeout: float = 30.0, what: str = "state") -> None:
+    """Wait for a frame after which ``predicate`` holds, woken by paints — not by polling,
+    which would take the app's event loop away from it while a key is being measured."""
+    app.painted = app.painted or asyncio.Event()
+    end = time.perf_counter() + timeout
+    while not predicate():
+        app.painted.clear()
+        try:
+            await asyncio.wait_for(app.painted.wait(), max(0.0, end - time.perf_counter()))
+        except TimeoutError:
+            raise TimeoutError(f"timed out waiting for {what}") from None
 
 
 async def _settled(app, t0: float, quiet: float = 0.12) -> float:
@@ -194,7 +210,8 @@ async def session(db: Path, queries: list[str], gaps: list[list[float]],
                 await asyncio.sleep(gap)
                 keys.append((time.perf_counter(), q[: i + 1]))
                 app.post_message(_key(ch))
-            await _until(lambda q=q: any(s == q for _, s in app.paints), what=f"results for {q!r}")
+            await _until_painted(app, lambda q=q: any(s == q for _, s in app.paints),
+                                 what=f"results for {q!r}")
             lat = _key_latencies(keys, app.paints, q)
             settled.append(lat[-1])
             every.extend(lat)

@@ -23,6 +23,7 @@ from memharness_tui.tui.services import RecallQuery
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.header import InfoLine
 from memharness_tui.tui.widgets.results_table import Col, ResultsTable
+from memharness_tui.tui.widgets.search_box import SearchBox
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -115,10 +116,10 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="recall-filters"):
-            yield Input(placeholder="Search facts — type to search…", id="search")
+            yield SearchBox(placeholder="Search facts — type to search…", id="search")
             yield Select([(f"top {n}", n) for n in LIMIT_OPTIONS], value=DEFAULT_LIMIT,
                          allow_blank=False, id="limit-filter")
-            yield Input(placeholder="subject (any)", id="subject-filter")
+            yield SearchBox(placeholder="subject (any)", id="subject-filter")
             yield Select([(k, k) for k in KIND_OPTIONS], prompt="any kind", id="kind-filter")
             yield Select([(f, f) for f in FRESHNESS_OPTIONS], prompt="any freshness",
                          id="freshness-filter")

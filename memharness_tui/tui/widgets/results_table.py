@@ -23,7 +23,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-GAP = 2  # spaces between columns
+from memharness_tui.tui.widgets.table_rows import GAP, row_segments, row_text
 
 
 @dataclass(frozen=True)
@@ -72,19 +72,30 @@ class ResultsTable(ScrollView, can_focus=True):
 
     def __init__(self, columns: Sequence[Col], *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.columns = list(columns)
+        self._columns = list(columns)
         self._keys: list[str] = []
         self._cells: list[list[Text]] = []
         self._index: dict[str, int] = {}
         self._cache: dict[tuple[object, ...], Strip] = {}
         self._style_cache: dict[tuple[object, ...], tuple[Style, Style, Style, Style]] = {}
+        self._layouts: dict[int, tuple[list[tuple[int, int]], list[bool]]] = {}
+
+    @property
+    def columns(self) -> list[Col]:
+        return self._columns
+
+    @columns.setter
+    def columns(self, columns: Sequence[Col]) -> None:
+        """New columns (the next repaint draws them; rows drawn before are forgotten)."""
+        self._columns = list(columns)
+        self._layouts.clear()
+        self._cache.clear()
 
     def set_column_width(self, key: str, width: int) -> None:
         """Resize a fixed column (the ID column follows the store's largest id)."""
         if all(c.key != key or c.width == width for c in self.columns):
             return
         self.columns = [replace(c, width=width) if c.key == key else c for c in self.columns]
-        self._cache.clear()
         self.refresh()
 
     # ----- data -------------------------------------------------------------------------------
@@ -101,7 +112,7 @@ class ResultsTable(ScrollView, can_focus=True):
         """After ``_keys``/``_cells`` changed: re-index, resize, place the cursor, one repaint."""
         self._index = {k: i for i, k in enumerate(self._keys)}
         self._cache.clear()
-        self.virtual_size = Size(self.size.width, len(self._keys) + 1)
+        self._set_virtual_size()
         if keep is not None and keep in self._index:
             cursor = self._index[keep]
         self.cursor_row = max(0, min(cursor, len(self._keys) - 1))
@@ -165,7 +176,19 @@ class ResultsTable(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._cache.clear()
-        self.virtual_size = Size(self.size.width, len(self._keys) + 1)
+        self._set_virtual_size()
+
+    def _set_virtual_size(self) -> None:
+        """One line per row plus the header, without a screen layout unless a scrollbar
+        appears or goes: ``virtual_size`` is a layout reactive, and a layout of the whole
+        screen on every new result set cost more than painting the table."""
+        size = Size(self.size.width, len(self._keys) + 1)
+        if size == self.virtual_size:
+            return
+        self.set_reactive(ResultsTable.virtual_size, size)
+        if self.container_size:
+            self._scroll_update(size)  # scrollbar ranges; toggling one still lays out
+        self.refresh()
 
     def on_focus(self) -> None:
         self._cache.clear()
@@ -196,22 +219,6 @@ class ResultsTable(ScrollView, can_focus=True):
         return [(i, w if w is not None else max(self.columns[i].min_width, total - fixed))
                 for i, w in widths.items()]
 
-    def _line(self, cells: Sequence[Text], layout: list[tuple[int, int]], style: Style) -> Text:
-        line = Text(" ", style=style, no_wrap=True, end="")
-        for n, (i, width) in enumerate(layout):
-            if n:
-                line.append(" " * GAP)
-            piece = cells[i].copy()
-            piece.truncate(width, overflow="ellipsis")
-            pad = " " * (width - piece.cell_len)
-            if self.columns[i].justify == "right":
-                line.append(pad)
-                line.append_text(piece)
-            else:
-                line.append_text(piece)
-                line.append(pad)
-        return line
-
     def _styles(self) -> tuple[Style, Style, Style, Style]:
         """(base, header, even, cursor) styles; resolving them walks the DOM, so once per look."""
         key = (self.app.theme, self.has_focus)
@@ -233,30 +240,50 @@ class ResultsTable(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width  # excludes the scrollbar
-        base, header, even, cursor_style = self._styles()
-        widths = self._layout(width)
-        if y == 0:
-            header_style = base + header
-            labels = [Text(c.label) for c in self.columns]
-            return self._strip(self._line(labels, widths, header_style), width, header_style)
-        row = y - 1 + int(self.scroll_y)
+        row = -1 if y == 0 else y - 1 + int(self.scroll_y)  # -1: the header
         if row >= len(self._keys):
-            return Strip.blank(width, base)
+            return Strip.blank(width, self._styles()[0])
         is_cursor = row == self.cursor_row
         key = (row, width, is_cursor, self.has_focus, self.app.theme)
         cached = self._cache.get(key)
-        if cached is not None:
-            return cached
-        style = base
-        if row % 2 == 1:
-            style = style + even
-        line = self._line(self._cells[row], widths, style)
-        if is_cursor:
-            line.stylize(cursor_style)
-            style = style + cursor_style
-        strip = self._strip(line, width, style)
-        self._cache[key] = strip
-        return strip
+        if cached is None:
+            cached = self._cache[key] = self._render_row(row, width, is_cursor)
+        return cached
+
+    def _render_row(self, row: int, width: int, is_cursor: bool) -> Strip:
+        base, header, even, cursor_style = self._styles()
+        widths, right = self._laid_out(width)
+        if row < 0:
+            header_style = base + header
+            labels = [Text(c.label) for c in self.columns]
+            return self._strip(row_text(labels, widths, right, header_style), width, header_style)
+        style = base + even if row % 2 == 1 else base
+        over = cursor_style if is_cursor else None
+        fill = style if over is None else style + over
+        cells = self._cells[row]
+        segments = row_segments(cells, widths, right, style, over, self._get_style)
+        if segments is None:  # a cell with spans: Rich's general way
+            line = row_text(cells, widths, right, style)
+            if over is not None:
+                line.stylize(over)
+            return self._strip(line, width, fill)
+        used = 1 + sum(w for _, w in widths) + GAP * (len(widths) - 1)
+        if used < width:
+            segments.append(Segment(" " * (width - used), fill))
+        elif used > width:
+            return Strip(segments).crop(0, width).simplify()
+        return Strip(list(Segment.simplify(segments)), width)
+
+    def _laid_out(self, width: int) -> tuple[list[tuple[int, int]], list[bool]]:
+        """The columns shown at ``width`` and which are right-justified (kept per width)."""
+        laid = self._layouts.get(width)
+        if laid is None:
+            right = [c.justify == "right" for c in self.columns]
+            laid = self._layouts[width] = (self._layout(width), right)
+        return laid
+
+    def _get_style(self, name: str | Style) -> Style:
+        return self.app.console.get_style(name, default=Style.null())
 
     def _strip(self, line: Text, width: int, fill: Style) -> Strip:
         segments = list(line.render(self.app.console))

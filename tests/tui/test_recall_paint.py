@@ -1,0 +1,48 @@
+"""Typing and new results repaint without a screen layout; what a layout used to do still happens."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from memharness_tui.tui.widgets.results_table import ResultsTable
+
+from .conftest import make_app, settle
+
+
+async def test_a_long_query_scrolls_the_search_box_to_its_cursor(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        box = app.screen.query_one("#search", Input)
+        box.focus()
+        await pilot.press(*("x" * 150))
+        await settle(pilot)
+        assert box.value == "x" * 150
+        assert box.scroll_x > 0
+        region = box.content_region
+        assert region.x <= box.cursor_screen_offset.x <= region.right  # the cursor cell follows the text
+
+
+async def test_the_results_scrollbar_follows_the_row_count(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#results", ResultsTable)
+        rows = table.row_count
+        assert rows + 1 > table.container_size.height  # more rows than fit: a scrollbar
+        assert table.show_vertical_scrollbar and table.max_scroll_y > 0
+        box = app.screen.query_one("#search", Input)
+        box.focus()
+        await pilot.press(*"sessions")
+        await settle(pilot)
+        assert table.row_count == 1 and table.virtual_size.height == 2
+        assert not table.show_vertical_scrollbar and table.max_scroll_y == 0
+        await pilot.press(*["backspace"] * len("sessions"))
+        await settle(pilot)
+        assert table.row_count == rows and table.show_vertical_scrollbar
+        await pilot.press("down", "end")  # to the table, then its last row: scrolled to it
+        await settle(pilot)
+        assert table.cursor_row == rows - 1 and 0 < table.scroll_y <= table.max_scroll_y
+        assert table.scroll_y <= table.cursor_row < table.scroll_y + table.size.height - 1
