@@ -14,11 +14,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Header, TabbedContent, TabPane
 
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 from memharness_tui.tui.widgets.diff import DiffPane
+from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.subjects import SubjectsPane
@@ -89,7 +90,7 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
                 yield DiffPane(id="diff-pane").data_bind(*bound)
             with TabPane("Staleness [4]", id="staleness"):
                 yield StalenessDashboard(id="staleness-pane").data_bind(*bound, MainScreen.repos)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         for name in MIRRORED:
