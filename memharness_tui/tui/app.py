@@ -135,6 +135,9 @@ class MemharnessApp(ThemeChoice, App[int]):
         self._polling = False
         self.info: StoreInfo | None = None
         self._first_recall: asyncio.Future[Any] | None = None
+        self._first_recall_sent: asyncio.Future[Any] | None = None
+        self._repos_lookup: asyncio.Future[list[str]] | None = None
+        self._repos_settled = False
         self._first_query: RecallQuery | None = None
         self._switch_interval: float | None = None
         self._first_revision = 0
@@ -198,7 +201,10 @@ class MemharnessApp(ThemeChoice, App[int]):
         self._start_first_recall()
         self.sub_title = self.info.path
         self.readonly = self.info.readonly
-        self.repos = tuple(self._initial_repos(self.info.path))
+        known = self._known_repos(self.info.path)
+        if known is not None:
+            self._repos_settled = True
+            self.repos = tuple(known)
         await self.push_screen(MainScreen())
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll, name="data_version")
@@ -224,6 +230,7 @@ class MemharnessApp(ThemeChoice, App[int]):
         # A failure is reported by whoever awaits it (the pane); unclaimed, it is dropped.
         first.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         self._first_recall, self._first_query = first, query
+        self._first_recall_sent = first
         self._first_revision = self.store_revision
 
     def take_first_recall(self, query: RecallQuery) -> Awaitable[Any] | None:
@@ -235,6 +242,11 @@ class MemharnessApp(ThemeChoice, App[int]):
             first.cancel()
             return None
         return first
+
+    async def first_recall_settled(self) -> None:
+        """Return once the opening recall has finished (or failed, or was dropped)."""
+        if self._first_recall_sent is not None:
+            await asyncio.wait([self._first_recall_sent])
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------
     def _after_write(self, reasons: Mapping[int, str]) -> None:
@@ -260,18 +272,36 @@ class MemharnessApp(ThemeChoice, App[int]):
         self._data_version = version
 
     # ----- this database's repos ---------------------------------------------------------
-    def _initial_repos(self, db_path: str) -> list[str]:
-        from memharness_tui.tui.repos import load_repos
+    def _known_repos(self, db_path: str) -> list[str] | None:
+        """The repos given or saved for this database; None: look for the repo around cwd."""
+        from memharness_tui.tui.repos import saved_repos
 
         opts = self.options
         if opts.repos is not None:
             return list(opts.repos)
-        return load_repos(self.config_dir, db=db_path, cwd=opts.cwd)
+        return saved_repos(self.config_dir, db=db_path)
+
+    async def repos_known(self) -> None:
+        """Settle ``repos`` when neither given nor saved: the git repo around the current
+        folder. Finding it imports pygit2 (~0.1–0.2 s), so the main screen asks for it after
+        the first results are painted (or when the Staleness tab is first shown)."""
+        if self._repos_settled:
+            return
+        if self._repos_lookup is None:
+            from memharness_tui.tui.repos import default_repos
+
+            self._repos_lookup = asyncio.ensure_future(
+                asyncio.to_thread(default_repos, self.options.cwd))
+        found = await asyncio.shield(self._repos_lookup)
+        if not self._repos_settled:  # not chosen in the meantime
+            self._repos_settled = True
+            self.repos = tuple(found)
 
     def choose_repos(self, repos: list[str]) -> None:
         """Use ``repos`` for this database from now on (remembered under its path)."""
         from memharness_tui.tui.repos import save_repos
 
+        self._repos_settled = True
         self.repos = tuple(dict.fromkeys(repos))
         if self.info is None:
             return
