@@ -20,6 +20,7 @@ from textual.command import Provider
 from textual.reactive import reactive
 
 from memharness_tui import config
+from memharness_tui.tui.app_repos import ReposChoice
 from memharness_tui.tui.app_themes import ThemeChoice
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
 from memharness_tui.tui.messages import OpenFact, StoreChanged
@@ -66,7 +67,7 @@ def _staleness_commands() -> type[Provider]:
     return StalenessCommands
 
 
-class MemharnessApp(ThemeChoice, App[int]):
+class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
     """The app owns the state every pane shows (bound down by the main screen):
 
     ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
@@ -137,7 +138,7 @@ class MemharnessApp(ThemeChoice, App[int]):
         self._first_recall: asyncio.Future[Any] | None = None
         self._first_recall_sent: asyncio.Future[Any] | None = None
         self._repos_lookup: asyncio.Future[list[str]] | None = None
-        self._repos_settled = False
+        self._repos_settled = False  # repos given, saved, looked up or chosen
         self._first_query: RecallQuery | None = None
         self._switch_interval: float | None = None
         self._first_revision = 0
@@ -201,10 +202,7 @@ class MemharnessApp(ThemeChoice, App[int]):
         self._start_first_recall()
         self.sub_title = self.info.path
         self.readonly = self.info.readonly
-        known = self._known_repos(self.info.path)
-        if known is not None:
-            self._repos_settled = True
-            self.repos = tuple(known)
+        self._settle_known_repos(self.info.path)
         await self.push_screen(MainScreen())
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll, name="data_version")
@@ -270,45 +268,6 @@ class MemharnessApp(ThemeChoice, App[int]):
         if self._data_version is not None and version != self._data_version:
             self.store_revision += 1
         self._data_version = version
-
-    # ----- this database's repos ---------------------------------------------------------
-    def _known_repos(self, db_path: str) -> list[str] | None:
-        """The repos given or saved for this database; None: look for the repo around cwd."""
-        from memharness_tui.tui.repos import saved_repos
-
-        opts = self.options
-        if opts.repos is not None:
-            return list(opts.repos)
-        return saved_repos(self.config_dir, db=db_path)
-
-    async def repos_known(self) -> None:
-        """Settle ``repos`` when neither given nor saved: the git repo around the current
-        folder. Finding it imports pygit2 (~0.1–0.2 s), so the main screen asks for it after
-        the first results are painted (or when the Staleness tab is first shown)."""
-        if self._repos_settled:
-            return
-        if self._repos_lookup is None:
-            from memharness_tui.tui.repos import default_repos
-
-            self._repos_lookup = asyncio.ensure_future(
-                asyncio.to_thread(default_repos, self.options.cwd))
-        found = await asyncio.shield(self._repos_lookup)
-        if not self._repos_settled:  # not chosen in the meantime
-            self._repos_settled = True
-            self.repos = tuple(found)
-
-    def choose_repos(self, repos: list[str]) -> None:
-        """Use ``repos`` for this database from now on (remembered under its path)."""
-        from memharness_tui.tui.repos import save_repos
-
-        self._repos_settled = True
-        self.repos = tuple(dict.fromkeys(repos))
-        if self.info is None:
-            return
-        try:
-            save_repos(list(self.repos), self.config_dir, db=self.info.path)
-        except OSError as exc:
-            self.notify(f"Repos changed but not saved: {exc}", severity="warning")
 
     # ----- errors: the one place worker failures end up -------------------------------------
     def _handle_exception(self, error: Exception) -> None:
