@@ -13,7 +13,9 @@ that key:
 - **every key**: every key, including ones whose own results are superseded by the next key.
 
 Also: cold start (process start → first results painted), opening the first result (Enter →
-detail screen settled), switching tabs (2, 3, 4, 1 → pane settled), peak RSS, and the store
+detail screen settled), switching tabs (2, 3, 4, 1 → pane settled; frames that only move the
+tab bar's underline, which slides for 0.3 s after every switch, are decoration and not counted —
+the "incl. the underline's slide" row counts them), peak RSS, and the store
 calls alone (recall of the final queries, the header counts). Each side (``--base`` commit,
 this checkout; see ``bench/compare.py``) runs in its own child processes, interleaved, and the
 table prints medians and ratios. ``--facts 100000`` uses the reference seed; other sizes a
@@ -115,7 +117,11 @@ def _bench_app_class():
     _note_shown_queries()
 
     class BenchApp(MemharnessApp):
+        find_pane: type | None = None
+        """Set: look the results pane up at each paint until it exists (cold starts)."""
         paints: list[tuple[float, str | None]] = []
+        painted_rows: list[frozenset[int] | None] = []
+        """Per paint: the screen rows it changed (None: the whole screen)."""
         pane = None
         painted: asyncio.Event | None = None  # set on every frame (waiters wake on paints)
 
@@ -123,7 +129,13 @@ def _bench_app_class():
             super()._display(screen, renderable)
             if isinstance(renderable, CompositorUpdate):
                 renderable.render_segments(self.console)  # the terminal bytes: part of the cost
+                if self.pane is None and self.find_pane is not None:
+                    found = self.screen.query(self.find_pane)
+                    self.pane = found.first() if found else None
                 self.paints.append((time.perf_counter(), _shown(self.pane)))
+                spans = getattr(renderable, "spans", None)
+                self.painted_rows.append(None if spans is None
+                                         else frozenset(y for y, _, _ in spans))
                 if self.painted is not None:
                     self.painted.set()
 
@@ -157,15 +169,30 @@ async def _until_painted(app, predicate, timeout: float = 30.0, what: str = "sta
             raise TimeoutError(f"timed out waiting for {what}") from None
 
 
-async def _settled(app, t0: float, quiet: float = 0.12) -> float:
-    """ms from t0 to the last frame painted once no worker runs and nothing paints for `quiet` s."""
+async def _settled(app, t0: float, quiet: float = 0.12,
+                   decoration: frozenset[int] = frozenset()) -> float:
+    """ms from t0 to the last frame painted once no worker runs and nothing paints for `quiet` s.
+
+    A frame that changed only rows in ``decoration`` (the tab bar's sliding underline) does
+    not count as the last frame: the pane was complete before it.
+    """
     while True:
         await _until(lambda: not any(w.is_running for w in app.workers), what="workers")
         n = len(app.paints)
         await asyncio.sleep(quiet)
         if len(app.paints) == n and not any(w.is_running for w in app.workers):
-            after = [t for t, _ in app.paints if t >= t0]
+            rows = app.painted_rows
+            after = [t for i, (t, _) in enumerate(app.paints) if t >= t0
+                     and not (decoration and rows[i] is not None and rows[i] <= decoration)]
             return 1000 * ((after[-1] if after else time.perf_counter()) - t0)
+
+
+def _underline_rows(app) -> frozenset[int]:
+    """The screen rows of the tab bar's underline, which slides for 0.3 s after a switch."""
+    from textual.widgets._tabs import Underline
+
+    region = app.screen.query_one(Underline).region
+    return frozenset(range(region.y, region.bottom))
 
 
 def _key_latencies(keys: list[tuple[float, str]], paints: list[tuple[float, str | None]],
@@ -205,6 +232,7 @@ async def session(db: Path, queries: list[str], gaps: list[list[float]],
             await _until(lambda: _shown(pane) == "", what="cleared results")
             await _settled(app, time.perf_counter())
             app.paints.clear()
+            app.painted_rows.clear()
             keys: list[tuple[float, str]] = []
             for i, (ch, gap) in enumerate(zip(q, q_gaps, strict=True)):
                 await asyncio.sleep(gap)
@@ -226,12 +254,15 @@ async def session(db: Path, queries: list[str], gaps: list[list[float]],
         result["open_fact_ms"] = await _settled(app, t0)
         await pilot.press("escape")
         await _settled(app, time.perf_counter())
-        tabs = []
+        tabs, slides = [], []
+        underline = _underline_rows(app)
         for key in "2341":
             t0 = time.perf_counter()
             app.post_message(_key(key))
-            tabs.append(await _settled(app, t0))
+            tabs.append(await _settled(app, t0, decoration=underline))
+            slides.append(await _settled(app, t0))  # the same switch, the slide's frames too
         result["tab_ms"] = tabs
+        result["tab_slide_ms"] = slides
     app.gateway.close()
     result.update(settled=settled, every=every,
                   maxrss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -245,33 +276,41 @@ def _key_enter():
 
 
 async def _start_child(db: Path) -> None:
-    from memharness_tui.tui.app import MemharnessApp
+    """One cold start: print when the first frame showing results was painted, then when the
+    app went idle (wall-clock times, so the parent can subtract its own spawn time)."""
     from memharness_tui.tui.widgets.recall import RecallPane
 
-    _note_shown_queries()
-    app = MemharnessApp(str(db), cursor_blink=False)
+    def wall(t: float) -> float:  # a perf_counter reading as wall-clock time
+        return time.time() - (time.perf_counter() - t)
+
+    app = _bench_app_class()(str(db), cursor_blink=False)
+    app.find_pane = RecallPane
     async with app.run_test(size=SIZE) as pilot:
-        await _until(lambda: bool(app.screen.query(RecallPane)), what="the recall pane")
-        pane = app.screen.query_one(RecallPane)
-        await _until(lambda: _shown(pane) is not None, what="first results")
+        await _until(lambda: any(s is not None for _, s in app.paints), what="first results")
+        first = next(t for t, s in app.paints if s is not None)
+        print(f"PAINTED {wall(first)!r}", flush=True)
         await pilot.pause()
-        print("PAINTED", flush=True)
+        print(f"IDLE {time.time()!r}", flush=True)
     app.gateway.close()
 
 
-def cold_starts(db: Path, runs: int) -> list[float]:
-    times = []
+def cold_starts(db: Path, runs: int) -> tuple[list[float], list[float]]:
+    """ms from spawning the process to (first results painted, the app idle after that)."""
+    painted, idle = [], []
     for _ in range(runs):
-        t0 = time.perf_counter()
+        t0 = time.time()
         proc = subprocess.Popen([sys.executable, __file__, "--child-start", str(db)],
                                 stdout=subprocess.PIPE, text=True, cwd=CODE)
         assert proc.stdout is not None
         for line in proc.stdout:
-            if line.startswith("PAINTED"):
-                times.append(1000 * (time.perf_counter() - t0))
+            word, _, when = line.partition(" ")
+            if word == "PAINTED":
+                painted.append(1000 * (float(when) - t0))
+            elif word == "IDLE":
+                idle.append(1000 * (float(when) - t0))
                 break
         proc.wait()
-    return times
+    return painted, idle
 
 
 def store_only(db: Path, queries: list[str]) -> dict[str, float]:
@@ -298,15 +337,17 @@ def store_only(db: Path, queries: list[str]) -> dict[str, float]:
 def child(job: dict) -> None:
     db = Path(job["db"])
     os.environ.setdefault("MEMHARNESS_TUI_CONFIG_DIR", tempfile.mkdtemp(prefix="tui-bench-cfg-"))
-    starts = cold_starts(db, job["starts"])
+    starts, idle = cold_starts(db, job["starts"])
     r = asyncio.run(session(db, job["queries"], job["gaps"], job["debounce"]))
     settled, every, tabs = r["settled"], r["every"], r["tab_ms"]
     out = {
         "settled_p50": pct(settled, 50), "settled_p95": pct(settled, 95),
         "settled_max": max(settled),
         "every_p50": pct(every, 50), "every_p95": pct(every, 95), "every_max": max(every),
-        "start_ms": statistics.median(starts), "open_fact_ms": r["open_fact_ms"],
-        **{f"tab_{k}": v for k, v in zip("2341", tabs, strict=True)}, "maxrss_mb": r["maxrss_mb"],
+        "start_ms": statistics.median(starts), "start_idle_ms": statistics.median(idle),
+        "open_fact_ms": r["open_fact_ms"],
+        **{f"tab_{k}": v for k, v in zip("2341", tabs, strict=True)},
+        "tab_slide_median": statistics.median(r["tab_slide_ms"]), "maxrss_mb": r["maxrss_mb"],
         **store_only(db, job["queries"]),
     }
     emit(out)
@@ -350,11 +391,13 @@ def main() -> None:
             ("keystroke → results painted, every key p95", "every_p95", "ms"),
             ("keystroke → results painted, every key max", "every_max", "ms"),
             ("cold start → first results painted", "start_ms", "ms"),
+            ("cold start → app idle after that", "start_idle_ms", "ms"),
             ("open a fact (Enter → detail settled)", "open_fact_ms", "ms"),
             ("switch to tab 2 (Subjects), settled", "tab_2", "ms"),
             ("switch to tab 3 (Changes), settled", "tab_3", "ms"),
             ("switch to tab 4 (Staleness), settled", "tab_4", "ms"),
             ("back to tab 1 (Recall), settled", "tab_1", "ms"),
+            ("tab switch incl. the underline's slide, median", "tab_slide_median", "ms"),
             ("header counts (store.counts)", "counts_ms", "ms"),
             ("store.recall alone, p50", "store_recall_p50", "ms"),
             ("store.recall alone, p95", "store_recall_p95", "ms"),

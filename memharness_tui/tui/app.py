@@ -20,6 +20,7 @@ from textual.command import Provider
 from textual.reactive import reactive
 
 from memharness_tui import config
+from memharness_tui.tui.app_repos import ReposChoice
 from memharness_tui.tui.app_themes import ThemeChoice
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
 from memharness_tui.tui.messages import OpenFact, StoreChanged
@@ -66,7 +67,7 @@ def _staleness_commands() -> type[Provider]:
     return StalenessCommands
 
 
-class MemharnessApp(ThemeChoice, App[int]):
+class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
     """The app owns the state every pane shows (bound down by the main screen):
 
     ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
@@ -137,6 +138,9 @@ class MemharnessApp(ThemeChoice, App[int]):
         self._polling = False
         self.info: StoreInfo | None = None
         self._first_recall: asyncio.Future[Any] | None = None
+        self._first_recall_sent: asyncio.Future[Any] | None = None
+        self._repos_lookup: asyncio.Future[list[str]] | None = None
+        self._repos_settled = False  # repos given, saved, looked up or chosen
         self._first_query: RecallQuery | None = None
         self._switch_interval: float | None = None
         self._first_revision = 0
@@ -200,7 +204,7 @@ class MemharnessApp(ThemeChoice, App[int]):
         self._start_first_recall()
         self.sub_title = self.info.path
         self.readonly = self.info.readonly
-        self.repos = tuple(self._initial_repos(self.info.path))
+        self._settle_known_repos(self.info.path)
         await self.push_screen(MainScreen())
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll, name="data_version")
@@ -226,6 +230,7 @@ class MemharnessApp(ThemeChoice, App[int]):
         # A failure is reported by whoever awaits it (the pane); unclaimed, it is dropped.
         first.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         self._first_recall, self._first_query = first, query
+        self._first_recall_sent = first
         self._first_revision = self.store_revision
 
     def take_first_recall(self, query: RecallQuery) -> Awaitable[Any] | None:
@@ -237,6 +242,11 @@ class MemharnessApp(ThemeChoice, App[int]):
             first.cancel()
             return None
         return first
+
+    async def first_recall_settled(self) -> None:
+        """Return once the opening recall has finished (or failed, or was dropped)."""
+        if self._first_recall_sent is not None:
+            await asyncio.wait([self._first_recall_sent])
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------
     def _after_write(self, reasons: Mapping[int, str]) -> None:
@@ -260,27 +270,6 @@ class MemharnessApp(ThemeChoice, App[int]):
         if self._data_version is not None and version != self._data_version:
             self.store_revision += 1
         self._data_version = version
-
-    # ----- this database's repos ---------------------------------------------------------
-    def _initial_repos(self, db_path: str) -> list[str]:
-        from memharness_tui.tui.repos import load_repos
-
-        opts = self.options
-        if opts.repos is not None:
-            return list(opts.repos)
-        return load_repos(self.config_dir, db=db_path, cwd=opts.cwd)
-
-    def choose_repos(self, repos: list[str]) -> None:
-        """Use ``repos`` for this database from now on (remembered under its path)."""
-        from memharness_tui.tui.repos import save_repos
-
-        self.repos = tuple(dict.fromkeys(repos))
-        if self.info is None:
-            return
-        try:
-            save_repos(list(self.repos), self.config_dir, db=self.info.path)
-        except OSError as exc:
-            self.notify(f"Repos changed but not saved: {exc}", severity="warning")
 
     # ----- errors: the one place worker failures end up -------------------------------------
     def _handle_exception(self, error: Exception) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from memharness_tui.config import config_dir
 
 __all__ = ["REPOS_FILE", "db_key", "default_repos", "display_path", "load_repos", "save_repos",
-           "work_tree"]
+           "saved_repos", "work_tree"]
 
 REPOS_FILE = "staleness-repos.json"
 
@@ -63,14 +63,17 @@ def _read(path: Path) -> dict[str, list[str]]:
     return out
 
 
+def saved_repos(folder: Path | None = None, *,
+                db: str | os.PathLike[str] | None = None) -> list[str] | None:
+    """The repos saved for database ``db``; None when none were saved."""
+    return _read((folder or config_dir()) / REPOS_FILE).get(db_key(db))
+
+
 def load_repos(folder: Path | None = None, *, db: str | os.PathLike[str] | None = None,
                cwd: str | os.PathLike[str] | None = None) -> list[str]:
     """The repos saved for database ``db``; the repo around ``cwd`` when none were saved."""
-    saved = _read((folder or config_dir()) / REPOS_FILE)
-    key = db_key(db)
-    if key in saved:
-        return saved[key]
-    return default_repos(cwd)
+    saved = saved_repos(folder, db=db)
+    return saved if saved is not None else default_repos(cwd)
 
 
 def save_repos(repos: list[str], folder: Path | None = None, *,

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, Tree
+from textual.widgets import Header, Static, Tree
 
 from memharness_tui.tui.render import (
     age,
@@ -22,6 +22,7 @@ from memharness_tui.tui.render import (
     status_label,
 )
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.worddiff import diff_line
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
                 yield Static(id="detail-pin", classes="box")
                 yield Static(id="detail-time", classes="box")
                 yield Static(id="detail-prov", classes="box")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#detail-text").border_title = "Fact"

@@ -3,28 +3,34 @@
 State down: the screen mirrors the app's state (``as_of``, ``store_revision``, ``readonly``,
 ``repos``) in its own reactives and binds them into every pane with ``data_bind``; a pane
 reacts in its watchers and never reads another pane. Messages up: panes post ``OpenFact`` etc.
+
+Only the Recall pane is built with the screen. The other panes (and their modules) are built
+one at a time once the first results are on screen, or at once when their tab is shown first;
+either way they bind to the screen's reactives exactly as if composed with it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+import asyncio
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import Header, TabbedContent, TabPane
 
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
-from memharness_tui.tui.widgets.dashboard import StalenessDashboard
-from memharness_tui.tui.widgets.diff import DiffPane
+from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
 from memharness_tui.tui.widgets.recall import RecallPane
-from memharness_tui.tui.widgets.subjects import SubjectsPane
 from memharness_tui.tui.widgets.welcome import Welcome, welcome_text
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     from memharness_tui.tui.app import MemharnessApp
 
 # (tab id, title, key)
@@ -83,13 +89,14 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
         with TabbedContent(id="tabs", initial="recall"):
             with TabPane("Recall [1]", id="recall"):
                 yield RecallPane(id="recall-pane").data_bind(*bound, MainScreen.agent_view)
-            with TabPane("Subjects [2]", id="subjects"):
-                yield SubjectsPane(id="subjects-pane").data_bind(*bound)
-            with TabPane("Changes [3]", id="diff"):
-                yield DiffPane(id="diff-pane").data_bind(*bound)
-            with TabPane("Staleness [4]", id="staleness"):
-                yield StalenessDashboard(id="staleness-pane").data_bind(*bound, MainScreen.repos)
-        yield Footer()
+            for tab, title, key in TABS[1:]:  # filled by _pane_ready
+                yield TabPane(f"{title} [{key}]", id=tab)
+        yield KeysFooter()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._pane_mounts: dict[str, Awaitable[None]] = {}
+        self._id_width: int | None = None
 
     def on_mount(self) -> None:
         for name in MIRRORED:
@@ -97,6 +104,60 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
         self.watch_readonly(self.readonly)
         self.watch_as_of(self.as_of)
         self.refresh_counts()
+        self._build_hidden_panes()
+
+    # ----- the panes behind the other tabs, built after the first results -----------------
+    def _new_pane(self, tab: str) -> Widget:
+        """The pane of ``tab``, bound to this screen's reactives (as compose would)."""
+        bound = (MainScreen.as_of, MainScreen.store_revision, MainScreen.readonly)
+        with self._context():  # data_bind binds to the node whose context is active
+            if tab == "subjects":
+                from memharness_tui.tui.widgets.subjects import SubjectsPane
+
+                pane = SubjectsPane(id="subjects-pane")
+                if self._id_width is not None:
+                    pane.set_reactive(SubjectsPane.id_width, self._id_width)
+                return pane.data_bind(*bound)
+            if tab == "diff":
+                from memharness_tui.tui.widgets.diff import DiffPane
+
+                return DiffPane(id="diff-pane").data_bind(*bound)
+            from memharness_tui.tui.widgets.dashboard import StalenessDashboard
+
+            return StalenessDashboard(id="staleness-pane").data_bind(*bound, MainScreen.repos)
+
+    def _pane_ready(self, tab: str) -> Awaitable[None] | None:
+        """Mount ``tab``'s pane unless it is; returns its mount to await (None: Recall)."""
+        if tab == "recall":
+            return None
+        mounted = self._pane_mounts.get(tab)
+        if mounted is None:
+            if tab == "staleness":  # shown before the repos were settled: settle them now
+                self.run_worker(self.mapp.repos_known(), group="repos", exit_on_error=False)
+            mounted = self.query_one(f"#tabs TabPane#{tab}", TabPane).mount(self._new_pane(tab))
+            self._pane_mounts[tab] = mounted
+        return mounted
+
+    @work(group="hidden-panes", exit_on_error=False)
+    async def _build_hidden_panes(self) -> None:
+        """Once the first results are painted, build the other tabs' panes one by one."""
+        await self.mapp.first_recall_settled()
+        recall = self.query_one(RecallPane)
+        for _ in range(10):  # its results shown and painted (or given up on: a failed read)
+            await self._next_refresh()
+            if recall.last_result is not None:
+                break
+        await self.mapp.repos_known()  # the dashboard and new facts use them
+        for tab, _title, _key in TABS[1:]:
+            mounted = self._pane_ready(tab)
+            if mounted is not None:
+                await mounted
+            await self._next_refresh()  # a keystroke gets in between two panes
+
+    def _next_refresh(self) -> asyncio.Future[None]:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+        return done
 
     def _mirror(self, name: str):  # noqa: ANN202 - a small closure
         def copy(value: object) -> None:
@@ -131,7 +192,9 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
 
         width = max(3, len(str(largest)))
         self.query_one("#results", ResultsTable).set_column_width("id", width)
-        self.query_one("#subjects-pane", SubjectsPane).id_width = width
+        self._id_width = width
+        for pane in self.query("#subjects-pane"):
+            cast(Any, pane).id_width = width
 
     def _show_welcome(self, empty: bool) -> None:
         """An empty store shows the welcome instead of the tabs (until its first fact)."""
@@ -150,18 +213,24 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
 
     # ----- keys -----------------------------------------------------------------------
     def action_show_tab(self, tab: str) -> None:
+        self._pane_ready(tab)
         tabs = self.query_one("#tabs", TabbedContent)
         if tabs.active == tab:
             self._focus_main(tab)  # already there: still put focus on its main widget
         tabs.active = tab
 
     def _focus_main(self, tab: str) -> None:
-        self.query_one(MAIN_WIDGET[tab]).focus()
+        """Focus ``tab``'s main widget (not there yet: ``_tab_changed`` does it once built)."""
+        for widget in self.query(MAIN_WIDGET[tab]):
+            widget.focus()
 
     @on(TabbedContent.TabActivated)
-    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+    async def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
         """Put focus on the pane's main widget so its keys work at once."""
         if event.pane.id in MAIN_WIDGET:
+            mounted = self._pane_ready(event.pane.id)  # a tab clicked before it was built
+            if mounted is not None:
+                await mounted
             self._focus_main(event.pane.id)
 
     def action_focus_search(self) -> None:
