@@ -183,10 +183,11 @@ def run(args: argparse.Namespace) -> int:
             raise _UsageError("--batch-size must be a positive integer")
         repos = _repos(args)
         db = _db_path(args)
+        work = None  # the precheck's read of the pins, handed to the pass (read once)
         if not args.check and not getattr(args, "force", False):
-            from .precheck import pin_coverage
+            from .precheck import coverage_and_work
 
-            cov = pin_coverage(db, repos)
+            cov, work = coverage_and_work(db, repos)
             if cov.wrong_repo:
                 raise _UsageError(cov.sentence([str(r) for r in repos])
                                   + " Nothing was written; --force writes anyway, "
@@ -198,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
             downgrade=args.downgrade,
             factor=factor,
             batch_size=batch,
+            # --watch passes run later, on a HEAD change: they read the pins then
+            work=None if getattr(args, "watch", False) else work,
         )
         if getattr(args, "watch", False):
             return _watch(args, spass, db, repos)

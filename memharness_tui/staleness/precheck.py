@@ -12,10 +12,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["PinCoverage", "coverage", "pin_coverage"]
+if TYPE_CHECKING:
+    from .runner import WorkItem
 
-_PAGE = 2000
+__all__ = ["PinCoverage", "coverage", "coverage_and_work", "pin_coverage"]
 
 
 @dataclass(frozen=True)
@@ -58,34 +60,36 @@ def coverage(commits: Iterable[str], resolves: Callable[[str], bool]) -> PinCove
     return PinCoverage(pins, resolved)
 
 
-def _pinned_commits(db_path: str) -> list[str]:
-    from memharness_tui.store import Store
-
-    store = Store.open(db_path, readonly=True)
-    try:
-        out: list[str] = []
-        after = 0
-        while True:
-            page = store.staleness_targets(_PAGE, after)
-            if not page:
-                return out
-            out.extend(t.source_commit for t in page if t.source_commit)
-            after = page[-1].id
-    finally:
-        store.close()
-
-
 def pin_coverage(db_path: str | os.PathLike[str],
                  repos: Sequence[str | os.PathLike[str]]) -> PinCoverage:
     """Read the live pins (read-only) and look each commit up in the repos.
 
     Raises RepoError for a repo that cannot be opened (the pass would refuse it too).
     """
+    return coverage_and_work(db_path, repos)[0]
+
+
+def coverage_and_work(db_path: str | os.PathLike[str],
+                      repos: Sequence[str | os.PathLike[str]],
+                      ) -> tuple[PinCoverage, list[WorkItem]]:
+    """:func:`pin_coverage`, plus the pass's work list read on the way (same pages).
+
+    A pass that starts right after (``StalenessPass(..., work=...)``) then need not read
+    every pin a second time.
+    """
     from memharness_tui.staleness.git import GitChecker
+    from memharness_tui.staleness.runner import StalenessPass
+    from memharness_tui.store import Store
 
     checkers = [GitChecker(Path(r)) for r in repos]
 
     def resolves(commit: str) -> bool:
         return any(ch.resolve(commit)[0] == "commit" for ch in checkers)
 
-    return coverage(_pinned_commits(str(db_path)), resolves)
+    commits: list[str] = []
+    store = Store.open(str(db_path), readonly=True)
+    try:
+        work = StalenessPass.work_list(store, commits)
+    finally:
+        store.close()
+    return coverage(commits, resolves), work

@@ -156,6 +156,11 @@ class StalenessPass:
     ones too, but never a live row a downgrade wrote) with confidence × ``factor``.
     ``on_progress`` is called from the running thread after each batch.
 
+    ``work``: the work list :meth:`work_list` read moments before (the wrong-repo precheck
+    reads it anyway), so the pass need not read every pin again; the next run reads afresh.
+    Rows revised or retracted since it was read are skipped by the writer's liveness guard,
+    exactly as for rows changed while a pass runs.
+
     ``batch_size`` rows are written per transaction. Each verdict UPDATE also fires
     the FTS5 ``facts_au`` trigger the schema requires (~30 µs a row here), so a
     batch of 500 holds the write lock for ~15 ms: short enough that an agent
@@ -174,6 +179,7 @@ class StalenessPass:
         on_progress: Callable[[PassProgress], None] | None = None,
         clock: Clock | None = None,
         store_factory: Callable[..., Store] | None = None,
+        work: Sequence[WorkItem] | None = None,
     ) -> None:
         if not repos:
             raise ValueError("a staleness pass needs at least one repo")
@@ -193,6 +199,7 @@ class StalenessPass:
         self.clock = clock
         self._store_factory = store_factory
         self._cancel = threading.Event()
+        self._work = list(work) if work is not None else None
         self.report = PassReport(check_only=check_only)
 
     # -- control ---------------------------------------------------------
@@ -251,7 +258,9 @@ class StalenessPass:
         report.heads = {str(c.path): c.head for c in checkers}
         store = self._open_store()
         try:
-            work = self.work_list(store)
+            work, self._work = self._work, None  # a list handed over is used once
+            if work is None:
+                work = self.work_list(store)
             report.total = len(work)
             yield self._event(report)
             judge = _Judge(checkers)
@@ -304,17 +313,20 @@ class StalenessPass:
         )
 
     @staticmethod
-    def work_list(store: Store) -> list[WorkItem]:
+    def work_list(store: Store, pinned_commits: list[str] | None = None) -> list[WorkItem]:
         """SPEC §8 targets plus backfill candidates whose source_ref parses, oldest first.
 
         A target pinned without a path whose source_ref names the same commit with
         a path is judged with that path, and the path is filled in (as the
-        reference bin does).
+        reference bin does). ``pinned_commits``, when given, also receives every
+        target's stored commit as stored (the wrong-repo precheck counts those).
         """
         items: list[WorkItem] = []
         after = 0
         while True:
             page = store.staleness_targets(_PAGE, after_id=after)
+            if pinned_commits is not None:
+                pinned_commits.extend(t.source_commit for t in page if t.source_commit)
             for t in page:
                 commit = (t.source_commit or "").strip()
                 path = _ref_path_for(t) if t.source_path is None else None

@@ -541,3 +541,43 @@ def test_summary_line_digits_are_plain_headless_and_grouped_on_screen() -> None:
         "checked 30000 / current 12000 / stale 17000 / unresolved 1000")
     assert summary_line(30000, 12000, 17000, 1000, 2500, grouped=True) == (
         "checked 30,000 / current 12,000 / stale 17,000 / unresolved 1,000 / backfilled 2,500")
+
+
+def test_the_prechecks_work_list_is_the_passs_and_is_read_once(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wrong-repo precheck reads the pass's work list; a pass handed it reads no pins,
+    writes the same verdicts, and its next run reads the store afresh."""
+    from memharness_tui.staleness.precheck import coverage_and_work, pin_coverage
+
+    s = scenario.sha
+    db = tmp_path / "m.db"
+    make_store(db, [{"source_commit": s["c1"], "source_path": "src/a.py"}] * 6)
+    make_store(db, [{"source_ref": f"r@{s['c2']}:conf"}] * 3)
+    make_store(db, [{"source_commit": "f" * 40}] * 2)  # in no repo
+    cov, work = coverage_and_work(db, [scenario.path])
+    with Store.open(str(db)) as store:
+        assert work == StalenessPass.work_list(store)
+    assert (cov.pins, cov.wrong_repo) == (8, False)
+    assert cov == pin_coverage(db, [scenario.path])
+
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(db.read_bytes())
+    expected = StalenessPass(copy, [scenario.path], batch_size=4).run()
+
+    reads: list[int] = []
+    real = Store.staleness_targets
+
+    def counted(self: Store, limit: int, after_id: int = 0) -> list:  # type: ignore[type-arg]
+        reads.append(after_id)
+        return real(self, limit, after_id)
+
+    monkeypatch.setattr(Store, "staleness_targets", counted)
+    spass = StalenessPass(db, [scenario.path], batch_size=4, work=work)
+    report = spass.run()
+    assert reads == []
+    assert [(v.fact_id, v.freshness, v.reason, v.backfilled) for v in report.verdicts] == [
+        (v.fact_id, v.freshness, v.reason, v.backfilled) for v in expected.verdicts]
+    assert report.total == expected.total == 11
+    spass.run()
+    assert reads  # a second run does not reuse the list handed over

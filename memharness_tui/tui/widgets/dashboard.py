@@ -34,7 +34,7 @@ from memharness_tui.tui.widgets.staleness.triage import confirm_bulk, reverify_e
 from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.runner import PassProgress
+    from memharness_tui.staleness.runner import PassProgress, WorkItem
     from memharness_tui.tui.app import MemharnessApp
 
 WRITE_ACTIONS = {"bulk_still_true", "bulk_downgrade", "bulk_elsewhere", "retract", "new_fact"}
@@ -158,7 +158,7 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         import asyncio
 
         from memharness_tui.staleness.git import RepoError
-        from memharness_tui.staleness.precheck import pin_coverage
+        from memharness_tui.staleness.precheck import coverage_and_work
         from memharness_tui.tui.screens.confirm import ConfirmScreen
 
         info = self.mapp.info
@@ -168,12 +168,12 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
             return
         repos = list(self.repos)
         try:
-            cov = await asyncio.to_thread(pin_coverage, info.path, repos)
+            cov, work = await asyncio.to_thread(coverage_and_work, info.path, repos)
         except RepoError:
             self.begin_pass()  # the pass itself says what is wrong with the repo
             return
         if not cov.wrong_repo:
-            self.begin_pass()
+            self.begin_pass(work)  # the pins just read: the pass need not read them again
             return
         sentence = cov.sentence([self.short(r) for r in repos])
 
@@ -190,8 +190,11 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
             "it has now. Check the repos (g), run check-only (k), or write anyway.",
             confirm="Write anyway", danger=True), answered)
 
-    def prepare_pass(self) -> PassState | None:
-        """Check what a pass needs and show it starting; None (and why) when it cannot run."""
+    def prepare_pass(self, work: list[WorkItem] | None = None) -> PassState | None:
+        """Check what a pass needs and show it starting; None (and why) when it cannot run.
+
+        ``work``: the work list the wrong-repo precheck read just now (else the pass reads it).
+        """
         from memharness_tui.staleness.runner import StalenessPass
 
         info = self.mapp.info
@@ -210,7 +213,7 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
                              severity="warning", timeout=4)
         opts = self.options
         spass = StalenessPass(info.path, list(self.repos), check_only=check_only,
-                              batch_size=opts.batch_size, clock=opts.clock)
+                              batch_size=opts.batch_size, clock=opts.clock, work=work)
         st = self.controller.prepare(spass, check_only)
         self.last_error = None
         self.mapp.session.new_pass()
@@ -220,8 +223,8 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
                            style="bold"))
         return st
 
-    def begin_pass(self) -> bool:
-        st = self.prepare_pass()
+    def begin_pass(self, work: list[WorkItem] | None = None) -> bool:
+        st = self.prepare_pass(work)
         if st is None:
             return False
         self.controller.start(st, self.options.throttle)

@@ -15,7 +15,12 @@ class StatusStrip(Static):
     """``total / live / pinned / stale / unresolved · schema vN``; always literal text.
 
     "live" (not "current"): "current" is a staleness verdict elsewhere on screen.
+    Its box is one row as wide as the screen (``app.tcss``), so new counts repaint the strip
+    alone: ``Static.update`` would lay the whole screen out again, twice a second while a
+    pass writes (every data_version poll that sees its batches refreshes the counts).
     """
+
+    _shown: str | None = None
 
     def show(self, schema_version: int, counts: object | None) -> None:
         """Counts first (they matter most and survive a narrow terminal), then the schema."""
@@ -35,7 +40,11 @@ class StatusStrip(Static):
                 text.append(f" {label}  ")
             text.append("·  ", style="dim")
         text.append(f"schema v{schema_version}", style="dim")
-        self.update(text)
+        key = repr(text.spans) + text.plain
+        if key == self._shown:
+            return  # same counts: nothing to repaint
+        self._shown = key
+        self.update(text, layout=False)
 
 
 class Banner(Static):
