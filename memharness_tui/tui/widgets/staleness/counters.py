@@ -38,7 +38,8 @@ class PassCounters(Vertical):
 
     def starting(self) -> None:
         self.query_one("#dash-progress", ProgressBar).update(total=1, progress=0)
-        self._set(Text("starting…", style="dim"), "")
+        # no layout: the pass starts in the same moment and competes with it for the GIL
+        self._set(Text("starting…", style="dim"), "", layout=False)
 
     def progress(self, st: PassState, ev: PassProgress) -> None:
         self.query_one("#dash-progress", ProgressBar).update(
