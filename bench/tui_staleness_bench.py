@@ -102,6 +102,8 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
         seen = getattr(dash, "progress_seen", None)
         events_shown = len(seen) if seen is not None else -1
         summary = getattr(dash, "last_summary", None)
+        if summary is None and dash.state is not None:  # the pass's own report, as headless
+            summary = dash.state.spass.report.summary_line()
         panel = getattr(dash, "panel", dash)
         t1 = time.perf_counter()
         while panel._needs_load or not panel.flagged or app.workers._workers:
