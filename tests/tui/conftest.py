@@ -110,7 +110,7 @@ def make_app(store: object, config_dir: Path, **kwargs: object) -> MemharnessApp
 
 
 async def settle(pilot: object) -> None:
-    """Let workers finish and the screen repaint."""
+    """Let workers finish, every widget handle what it was sent, and the screen repaint."""
     from textual.worker import WorkerCancelled
 
     app = pilot.app  # type: ignore[attr-defined]
@@ -122,3 +122,32 @@ async def settle(pilot: object) -> None:
             except WorkerCancelled:
                 continue
         await pilot.pause()  # type: ignore[attr-defined]
+    await drain(pilot)
+
+
+def _busy(node: object) -> bool:
+    """A node with messages still queued, or a DataTable that has not sized new rows yet."""
+    return (not node._message_queue.empty()  # type: ignore[attr-defined]
+            or bool(getattr(node, "_require_update_dimensions", False))
+            or bool(getattr(node, "_updated_cells", None)))
+
+
+async def drain(pilot: object, limit: int = 2000) -> None:
+    """Wait until no widget has work queued, then repaint.
+
+    ``pilot.pause()`` waits for the *process* to look idle (little CPU used over a short
+    sleep), which a loaded machine fakes: the process is merely not scheduled. A DataTable
+    sizes its columns for new rows only on its own Idle, so a snapshot taken then showed the
+    columns at their labels' widths (1 run in ~20 of ``test_diff`` under load). This waits for
+    the state itself: every node's queue empty and no table with rows still to measure.
+    """
+    import asyncio
+
+    app = pilot.app  # type: ignore[attr-defined]
+    for _ in range(limit):
+        busy = [n for n in (app, *app.screen.walk_children(with_self=True)) if _busy(n)]
+        if not busy:
+            await pilot.pause()  # type: ignore[attr-defined]  # lay out what they changed
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError(f"still busy after {limit} waits: {busy[:5]}")

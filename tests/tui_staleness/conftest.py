@@ -14,7 +14,7 @@ from memharness_tui.tui.app import MemharnessApp
 from memharness_tui.tui.state import StalenessOptions
 from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
-from ..tui.conftest import opener_for
+from ..tui.conftest import drain, opener_for
 from .helpers import APP_NOW, CLOCK_START, FakeTimer, Shop, build_repo, shop_facts
 
 DB = "memory.db"
@@ -99,6 +99,7 @@ async def settle(pilot: Any, rounds: int = 4) -> None:
             except WorkerCancelled:
                 continue
         await pilot.pause()
+    await drain(pilot)
 
 
 class Stepper:
