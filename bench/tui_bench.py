@@ -15,7 +15,8 @@ that key:
 Also: cold start (process start → first results painted), opening the first result (Enter →
 detail screen settled), switching tabs (2, 3, 4, 1 → pane settled; frames that only move the
 tab bar's underline, which slides for 0.3 s after every switch, are decoration and not counted —
-the "incl. the underline's slide" row counts them), peak RSS, and the store
+the "incl. the underline's slide" row counts them; then three more cycles through the tabs,
+each pane already built and loaded: the "again" rows), peak RSS, and the store
 calls alone (recall of the final queries, the header counts). Each side (``--base`` commit,
 this checkout; see ``bench/compare.py``) runs in its own child processes, interleaved, and the
 table prints medians and ratios. ``--facts 100000`` uses the reference seed; other sizes a
@@ -44,6 +45,7 @@ from seed import seed_store  # noqa: E402
 
 CODE = code_dir()
 SIZE = (160, 48)
+TAB_REPEATS = 3  # cycles through the tabs after the first visits (each pane already loaded)
 
 
 def pct(values: list[float], p: float) -> float:
@@ -263,6 +265,13 @@ async def session(db: Path, queries: list[str], gaps: list[list[float]],
             slides.append(await _settled(app, t0))  # the same switch, the slide's frames too
         result["tab_ms"] = tabs
         result["tab_slide_ms"] = slides
+        repeats: dict[str, list[float]] = {key: [] for key in "2341"}
+        for _ in range(TAB_REPEATS):  # every pane built and loaded: what a switch costs then
+            for key in "2341":
+                t0 = time.perf_counter()
+                app.post_message(_key(key))
+                repeats[key].append(await _settled(app, t0, decoration=underline))
+        result["tab_repeat_ms"] = repeats
     app.gateway.close()
     result.update(settled=settled, every=every,
                   maxrss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
@@ -348,6 +357,8 @@ def child(job: dict) -> None:
         "open_fact_ms": r["open_fact_ms"],
         **{f"tab_{k}": v for k, v in zip("2341", tabs, strict=True)},
         "tab_slide_median": statistics.median(r["tab_slide_ms"]), "maxrss_mb": r["maxrss_mb"],
+        **{f"tab_again_{k}": statistics.median(v) for k, v in r["tab_repeat_ms"].items()},
+        "tab_again_p95": pct([ms for v in r["tab_repeat_ms"].values() for ms in v], 95),
         **store_only(db, job["queries"]),
     }
     emit(out)
@@ -398,6 +409,11 @@ def main() -> None:
             ("switch to tab 4 (Staleness), settled", "tab_4", "ms"),
             ("back to tab 1 (Recall), settled", "tab_1", "ms"),
             ("tab switch incl. the underline's slide, median", "tab_slide_median", "ms"),
+            ("switch to Subjects again (pane loaded), median", "tab_again_2", "ms"),
+            ("switch to Changes again, median", "tab_again_3", "ms"),
+            ("switch to Staleness again, median", "tab_again_4", "ms"),
+            ("switch to Recall again, median", "tab_again_1", "ms"),
+            ("any switch again, p95", "tab_again_p95", "ms"),
             ("header counts (store.counts)", "counts_ms", "ms"),
             ("store.recall alone, p50", "store_recall_p50", "ms"),
             ("store.recall alone, p95", "store_recall_p95", "ms"),

@@ -16,6 +16,8 @@ from textual.widgets import Button, DataTable, Input, Static
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell, clean, parse_iso, theme_color
 from memharness_tui.tui.widgets.base import LoadsWhenShown, WorkerErrorsToApp
+from memharness_tui.tui.widgets.look_table import LookCachedTable
+from memharness_tui.tui.widgets.search_box import SearchBox
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -69,11 +71,11 @@ class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="diff-filters"):
-            yield Input(placeholder="since (2026-01-01 or 2026-01-01T09:00Z)", id="diff-since")
-            yield Input(placeholder="subject (optional)", id="diff-subject")
+            yield SearchBox(placeholder="since (2026-01-01 or 2026-01-01T09:00Z)", id="diff-since")
+            yield SearchBox(placeholder="subject (optional)", id="diff-subject")
             yield Button("Show changes", id="diff-run", variant="primary")
         yield Static(id="diff-summary")
-        yield DataTable(id="diff-table", cursor_type="row", zebra_stripes=True)
+        yield LookCachedTable(id="diff-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         table = self.query_one("#diff-table", DataTable)

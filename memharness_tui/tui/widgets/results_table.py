@@ -25,6 +25,8 @@ from textual.strip import Strip
 
 from memharness_tui.tui.widgets.table_rows import GAP, row_segments, row_text
 
+CACHED_ROWS = 2000  # drawn rows kept (a screenful per look, width and cursor position)
+
 
 @dataclass(frozen=True)
 class Col:
@@ -191,11 +193,9 @@ class ResultsTable(ScrollView, can_focus=True):
         self.refresh()
 
     def on_focus(self) -> None:
-        self._cache.clear()
-        self.refresh()
+        self.refresh()  # rows are cached per look (focus included): nothing to forget
 
     def on_blur(self) -> None:
-        self._cache.clear()
         self.refresh()
 
     # ----- rendering --------------------------------------------------------------------------
@@ -234,9 +234,10 @@ class ResultsTable(ScrollView, can_focus=True):
         return styles
 
     def notify_style_update(self) -> None:
+        """Styles are re-applied on every focus change in or around the table (each tab
+        switch): resolve them again, but keep the drawn rows, which are cached per look."""
         super().notify_style_update()
         self._style_cache.clear()
-        self._cache.clear()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width  # excludes the scrollbar
@@ -244,9 +245,11 @@ class ResultsTable(ScrollView, can_focus=True):
         if row >= len(self._keys):
             return Strip.blank(width, self._styles()[0])
         is_cursor = row == self.cursor_row
-        key = (row, width, is_cursor, self.has_focus, self.app.theme)
+        key = (row, width, is_cursor, self._styles())
         cached = self._cache.get(key)
         if cached is None:
+            if len(self._cache) > CACHED_ROWS:  # looks come and go: keep it bounded
+                self._cache.clear()
             cached = self._cache[key] = self._render_row(row, width, is_cursor)
         return cached
 

@@ -24,6 +24,8 @@ from memharness_tui.tui.render import (
 )
 from memharness_tui.tui.widgets.base import LoadsWhenShown, WorkerErrorsToApp
 from memharness_tui.tui.widgets.columns import Column, fit
+from memharness_tui.tui.widgets.look_table import LookCachedTable
+from memharness_tui.tui.widgets.search_box import SearchBox
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -78,11 +80,11 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="subject-side"):
-            yield Input(placeholder="filter subjects", id="subject-search")
-            yield DataTable(id="subject-list", cursor_type="row")
+            yield SearchBox(placeholder="filter subjects", id="subject-search")
+            yield LookCachedTable(id="subject-list", cursor_type="row")
         with Vertical(id="subject-main"):
             yield Static(id="subject-title")
-            yield DataTable(id="subject-facts", cursor_type="row", zebra_stripes=True)
+            yield LookCachedTable(id="subject-facts", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
         side = self.query_one("#subject-list", DataTable)
