@@ -12,7 +12,8 @@ that key:
 - **settled**: the last key of each query (the user stops typing and waits) — the issue's row;
 - **every key**: every key, including ones whose own results are superseded by the next key.
 
-Also: cold start (process start → first results painted), opening the first result (Enter →
+Also: cold start (process start → first results painted; next to it the framework's floor, a
+bare Textual app's first frame from ``textual_floor.py``), opening the first result (Enter →
 detail screen settled), switching tabs (2, 3, 4, 1 → pane settled; frames that only move the
 tab bar's underline, which slides for 0.3 s after every switch, are decoration and not counted —
 the "incl. the underline's slide" row counts them), peak RSS, and the store
@@ -41,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import add_arguments, code_dir, emit, interleaved, print_table  # noqa: E402
 from seed import seed_store  # noqa: E402
+from textual_floor import floor_start  # noqa: E402
 
 CODE = code_dir()
 SIZE = (160, 48)
@@ -294,10 +296,13 @@ async def _start_child(db: Path) -> None:
     app.gateway.close()
 
 
-def cold_starts(db: Path, runs: int) -> tuple[list[float], list[float]]:
-    """ms from spawning the process to (first results painted, the app idle after that)."""
-    painted, idle = [], []
+def cold_starts(db: Path, runs: int) -> tuple[list[float], list[float], list[float]]:
+    """ms from spawning the process to (first results painted, the app idle after that), and
+    the framework's floor (``textual_floor.py``: a bare Textual app's first frame), started
+    alternately with the app's so both see the same load."""
+    painted, idle, floor = [], [], []
     for _ in range(runs):
+        floor.append(floor_start())
         t0 = time.time()
         proc = subprocess.Popen([sys.executable, __file__, "--child-start", str(db)],
                                 stdout=subprocess.PIPE, text=True, cwd=CODE)
@@ -310,7 +315,7 @@ def cold_starts(db: Path, runs: int) -> tuple[list[float], list[float]]:
                 idle.append(1000 * (float(when) - t0))
                 break
         proc.wait()
-    return painted, idle
+    return painted, idle, floor
 
 
 def store_only(db: Path, queries: list[str]) -> dict[str, float]:
@@ -337,7 +342,7 @@ def store_only(db: Path, queries: list[str]) -> dict[str, float]:
 def child(job: dict) -> None:
     db = Path(job["db"])
     os.environ.setdefault("MEMHARNESS_TUI_CONFIG_DIR", tempfile.mkdtemp(prefix="tui-bench-cfg-"))
-    starts, idle = cold_starts(db, job["starts"])
+    starts, idle, floor = cold_starts(db, job["starts"])
     r = asyncio.run(session(db, job["queries"], job["gaps"], job["debounce"]))
     settled, every, tabs = r["settled"], r["every"], r["tab_ms"]
     out = {
@@ -345,6 +350,7 @@ def child(job: dict) -> None:
         "settled_max": max(settled),
         "every_p50": pct(every, 50), "every_p95": pct(every, 95), "every_max": max(every),
         "start_ms": statistics.median(starts), "start_idle_ms": statistics.median(idle),
+        "floor_ms": statistics.median(floor),
         "open_fact_ms": r["open_fact_ms"],
         **{f"tab_{k}": v for k, v in zip("2341", tabs, strict=True)},
         "tab_slide_median": statistics.median(r["tab_slide_ms"]), "maxrss_mb": r["maxrss_mb"],
@@ -392,6 +398,7 @@ def main() -> None:
             ("keystroke → results painted, every key max", "every_max", "ms"),
             ("cold start → first results painted", "start_ms", "ms"),
             ("cold start → app idle after that", "start_idle_ms", "ms"),
+            ("floor: bare Textual app (Input + 20-row table) → first frame", "floor_ms", "ms"),
             ("open a fact (Enter → detail settled)", "open_fact_ms", "ms"),
             ("switch to tab 2 (Subjects), settled", "tab_2", "ms"),
             ("switch to tab 3 (Changes), settled", "tab_3", "ms"),
