@@ -75,18 +75,7 @@ class FilterStub(Static):
     option list, and their styles parsed on first use), so the pane is composed with these
     and the main screen swaps the real Selects in once the first results are painted
     (``RecallPane.mount_filters``). Not focusable: nothing can be chosen before the swap.
-    """
-
-    DEFAULT_CSS = """
-    FilterStub {
-        border: tall $border-blurred;
-        background: $surface;
-        color: $foreground 50%;
-        width: 1fr;
-        height: 3;
-        padding: 0 2;
-    }
-    FilterStub.-has-value { color: $foreground; }
+    Styled in ``app.tcss`` like a Select's current-value row.
     """
 
     def __init__(self, filter_id: str) -> None:
