@@ -301,9 +301,20 @@ def byte_compile(code: Path) -> None:
     install or first run does. Without them every start compiles the package from source:
     this environment sets ``PYTHONDONTWRITEBYTECODE=1``, so no run ever writes them, and the
     cold start measured ~0.1–0.2 s of compiling that no user sees. Textual's are installed."""
-    for folder in (code / "memharness_tui", Path(__file__).resolve().parent):
+    for folder in _own_folders(code):
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True,
                        stdout=subprocess.DEVNULL)
+
+
+def drop_bytecode(code: Path) -> None:
+    """Delete those caches (``--no-bytecode``: the cold start as measured before)."""
+    for folder in _own_folders(code):
+        for cache in folder.rglob("__pycache__"):
+            shutil.rmtree(cache, ignore_errors=True)
+
+
+def _own_folders(code: Path) -> tuple[Path, Path]:
+    return code / "memharness_tui", Path(__file__).resolve().parent
 
 
 def cold_starts(db: Path, runs: int, *, compiled: bool = True
@@ -312,8 +323,7 @@ def cold_starts(db: Path, runs: int, *, compiled: bool = True
     the framework's floor (``textual_floor.py``: a bare Textual app's first frame), started
     alternately with the app's so both see the same load. ``compiled``: bytecode caches
     written first (see ``byte_compile``)."""
-    if compiled:
-        byte_compile(CODE)
+    (byte_compile if compiled else drop_bytecode)(CODE)
     painted, idle, floor = [], [], []
     for _ in range(runs):
         floor.append(floor_start())
