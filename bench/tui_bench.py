@@ -12,7 +12,8 @@ that key:
 - **settled**: the last key of each query (the user stops typing and waits) — the issue's row;
 - **every key**: every key, including ones whose own results are superseded by the next key.
 
-Also: cold start (process start → first results painted), opening the first result (Enter →
+Also: cold start (process start → first results painted; next to it the framework's floor, a
+bare Textual app's first frame from ``textual_floor.py``), opening the first result (Enter →
 detail screen settled), switching tabs (2, 3, 4, 1 → pane settled; frames that only move the
 tab bar's underline, which slides for 0.3 s after every switch, are decoration and not counted —
 the "incl. the underline's slide" row counts them; then three more cycles through the tabs,
@@ -42,6 +43,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import add_arguments, code_dir, emit, interleaved, print_table  # noqa: E402
 from seed import seed_store  # noqa: E402
+from textual_floor import floor_start  # noqa: E402
 
 CODE = code_dir()
 SIZE = (160, 48)
@@ -303,10 +305,37 @@ async def _start_child(db: Path) -> None:
     app.gateway.close()
 
 
-def cold_starts(db: Path, runs: int) -> tuple[list[float], list[float]]:
-    """ms from spawning the process to (first results painted, the app idle after that)."""
-    painted, idle = [], []
+def byte_compile(code: Path) -> None:
+    """Write the bytecode caches of the code under test (and this folder's modules), as any
+    install or first run does. Without them every start compiles the package from source:
+    this environment sets ``PYTHONDONTWRITEBYTECODE=1``, so no run ever writes them, and the
+    cold start measured ~0.1–0.2 s of compiling that no user sees. Textual's are installed."""
+    for folder in _own_folders(code):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder)], check=True,
+                       stdout=subprocess.DEVNULL)
+
+
+def drop_bytecode(code: Path) -> None:
+    """Delete those caches (``--no-bytecode``: the cold start as measured before)."""
+    for folder in _own_folders(code):
+        for cache in folder.rglob("__pycache__"):
+            shutil.rmtree(cache, ignore_errors=True)
+
+
+def _own_folders(code: Path) -> tuple[Path, Path]:
+    return code / "memharness_tui", Path(__file__).resolve().parent
+
+
+def cold_starts(db: Path, runs: int, *, compiled: bool = True
+                ) -> tuple[list[float], list[float], list[float]]:
+    """ms from spawning the process to (first results painted, the app idle after that), and
+    the framework's floor (``textual_floor.py``: a bare Textual app's first frame), started
+    alternately with the app's so both see the same load. ``compiled``: bytecode caches
+    written first (see ``byte_compile``)."""
+    (byte_compile if compiled else drop_bytecode)(CODE)
+    painted, idle, floor = [], [], []
     for _ in range(runs):
+        floor.append(floor_start())
         t0 = time.time()
         proc = subprocess.Popen([sys.executable, __file__, "--child-start", str(db)],
                                 stdout=subprocess.PIPE, text=True, cwd=CODE)
@@ -319,7 +348,7 @@ def cold_starts(db: Path, runs: int) -> tuple[list[float], list[float]]:
                 idle.append(1000 * (float(when) - t0))
                 break
         proc.wait()
-    return painted, idle
+    return painted, idle, floor
 
 
 def store_only(db: Path, queries: list[str]) -> dict[str, float]:
@@ -346,7 +375,7 @@ def store_only(db: Path, queries: list[str]) -> dict[str, float]:
 def child(job: dict) -> None:
     db = Path(job["db"])
     os.environ.setdefault("MEMHARNESS_TUI_CONFIG_DIR", tempfile.mkdtemp(prefix="tui-bench-cfg-"))
-    starts, idle = cold_starts(db, job["starts"])
+    starts, idle, floor = cold_starts(db, job["starts"], compiled=not job["no_bytecode"])
     r = asyncio.run(session(db, job["queries"], job["gaps"], job["debounce"]))
     settled, every, tabs = r["settled"], r["every"], r["tab_ms"]
     out = {
@@ -354,6 +383,8 @@ def child(job: dict) -> None:
         "settled_max": max(settled),
         "every_p50": pct(every, 50), "every_p95": pct(every, 95), "every_max": max(every),
         "start_ms": statistics.median(starts), "start_idle_ms": statistics.median(idle),
+        "floor_ms": statistics.median(floor),
+        "above_floor_ms": statistics.median(starts) - statistics.median(floor),
         "open_fact_ms": r["open_fact_ms"],
         **{f"tab_{k}": v for k, v in zip("2341", tabs, strict=True)},
         "tab_slide_median": statistics.median(r["tab_slide_ms"]), "maxrss_mb": r["maxrss_mb"],
@@ -369,6 +400,8 @@ def main() -> None:
     ap.add_argument("--facts", type=int, default=100_000)
     ap.add_argument("--queries", type=int, default=40)
     ap.add_argument("--starts", type=int, default=3, help="cold starts per child")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="cold starts without bytecode caches (compile from source each start)")
     ap.add_argument("--debounce", type=float, help="override the app's search debounce (s)")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--child-start", help=argparse.SUPPRESS)
@@ -390,7 +423,8 @@ def main() -> None:
         rng = random.Random(args.seed)
         queries = pick_queries(db, args.queries, rng)
         job = {"db": str(db), "queries": queries, "gaps": typing_gaps(queries, rng),
-               "debounce": args.debounce, "starts": args.starts}
+               "debounce": args.debounce, "starts": args.starts,
+               "no_bytecode": args.no_bytecode}
         print(f"store: {args.facts:,} facts, {db.stat().st_size / 1e6:.0f} MB; "
               f"{len(queries)} queries, {sum(map(len, queries))} keys, e.g. {queries[:4]}")
         sides, results = interleaved(Path(__file__), args, job)
@@ -403,6 +437,8 @@ def main() -> None:
             ("keystroke → results painted, every key max", "every_max", "ms"),
             ("cold start → first results painted", "start_ms", "ms"),
             ("cold start → app idle after that", "start_idle_ms", "ms"),
+            ("floor: bare Textual app (Input + 20-row table) → first frame", "floor_ms", "ms"),
+            ("cold start above the floor (same child, same load)", "above_floor_ms", "ms"),
             ("open a fact (Enter → detail settled)", "open_fact_ms", "ms"),
             ("switch to tab 2 (Subjects), settled", "tab_2", "ms"),
             ("switch to tab 3 (Changes), settled", "tab_3", "ms"),

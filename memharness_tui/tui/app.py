@@ -137,6 +137,7 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         self._data_version: int | None = None
         self._polling = False
         self.info: StoreInfo | None = None
+        self._opening: asyncio.Future[Any] | None = None  # the open, sent at load
         self._first_recall: asyncio.Future[Any] | None = None
         self._first_recall_sent: asyncio.Future[Any] | None = None
         self._repos_lookup: asyncio.Future[list[str]] | None = None
@@ -178,6 +179,14 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         return self._now() if callable(self._now) else self._now
 
     # ----- lifecycle ------------------------------------------------------------------------
+    def on_load(self) -> None:
+        """Before Textual composes, mounts and paints its first (empty) screen: send the open
+        and the opening recall to the DB thread, so the store's import, its open and the first
+        query run while the framework starts up rather than after it."""
+        self._opening = asyncio.ensure_future(self.service.open())
+        self._opening.add_done_callback(lambda f: None if f.cancelled() else f.exception())
+        self._start_first_recall()  # queued behind the open on the same thread
+
     def on_mount(self) -> None:
         self._switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(min(self._switch_interval, SWITCH_INTERVAL))
@@ -194,14 +203,16 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
     async def _open(self) -> None:
         from memharness_tui.tui.screens.main import MainScreen
 
+        opening, self._opening = self._opening, None
         try:
-            self.info, note = await self.service.open()
+            self.info, note = await (opening if opening is not None else self.service.open())
         except Exception as exc:  # noqa: BLE001 - any open failure becomes one readable modal
             from memharness_tui.tui.screens.modals import ErrorModal
 
             self.push_screen(ErrorModal("Cannot open the database", _message(exc), fatal=True))
             return
-        self._start_first_recall()
+        if self._first_recall_sent is None:
+            self._start_first_recall()
         self.sub_title = self.info.path
         self.readonly = self.info.readonly
         self._settle_known_repos(self.info.path)
@@ -215,6 +226,8 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
             self.notify(note, title="Database migrated", timeout=8)
 
     def on_unmount(self) -> None:
+        if self._opening is not None:
+            self._opening.cancel()
         if self._first_recall is not None:
             self._first_recall.cancel()
         if self._switch_interval is not None:

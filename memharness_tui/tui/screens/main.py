@@ -147,6 +147,8 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
             await self._next_refresh()
             if recall.last_result is not None:
                 break
+        await recall.mount_filters()  # the real Selects, in place of the first frame's stubs
+        await self._next_refresh()
         await self.mapp.repos_known()  # the dashboard and new facts use them
         for tab, _title, _key in TABS[1:]:
             mounted = self._pane_ready(tab)

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.suggester import Suggester
 from textual.timer import Timer
-from textual.widgets import ContentSwitcher, Input, Select, Static
+from textual.widgets import ContentSwitcher, Input, Static
 
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell, clean, freshness_badge
@@ -26,6 +26,8 @@ from memharness_tui.tui.widgets.results_table import Col, ResultsTable
 from memharness_tui.tui.widgets.search_box import SearchBox
 
 if TYPE_CHECKING:
+    from textual.widgets import Select
+
     from memharness_tui.tui.app import MemharnessApp
 
 KIND_OPTIONS = ("semantic", "episodic", "procedural")
@@ -48,6 +50,44 @@ RESULT_COLUMNS = (
 
 
 RecallParams = RecallQuery  # what the Recall tab shows (kept under its old name)
+
+FILTERS = (  # the filter Selects: id, prompt (shown while blank), options, initial value
+    ("limit-filter", None, tuple((f"top {n}", n) for n in LIMIT_OPTIONS), DEFAULT_LIMIT),
+    ("kind-filter", "any kind", tuple((k, k) for k in KIND_OPTIONS), None),
+    ("freshness-filter", "any freshness", tuple((f, f) for f in FRESHNESS_OPTIONS), None),
+)
+
+
+def _filter_select(filter_id: str) -> Select[Any]:
+    """The real filter ``Select`` for ``filter_id`` (see ``FILTERS``)."""
+    from textual.widgets import Select
+
+    _id, prompt, options, value = next(f for f in FILTERS if f[0] == filter_id)
+    if value is not None:
+        return Select(options, value=value, allow_blank=False, id=filter_id)
+    return Select(options, prompt=prompt or "", id=filter_id)
+
+
+class FilterStub(Static):
+    """Stands in for a filter ``Select`` in the first frame; same cell, border and label.
+
+    A ``Select`` is the heaviest widget on the Recall tab (its current-value row, an overlay
+    option list, and their styles parsed on first use), so the pane is composed with these
+    and the main screen swaps the real Selects in once the first results are painted
+    (``RecallPane.mount_filters``). Not focusable: nothing can be chosen before the swap.
+    Styled in ``app.tcss`` like a Select's current-value row.
+    """
+
+    def __init__(self, filter_id: str) -> None:
+        _id, prompt, options, value = next(f for f in FILTERS if f[0] == filter_id)
+        label = next(text for text, v in options if v == value) if value is not None else prompt
+        super().__init__(id=f"{filter_id}-stub", classes="-has-value" if value is not None else "")
+        self.filter_id = filter_id
+        self._label = label or ""
+
+    def render(self) -> Text:
+        width = max(1, self.content_size.width - 2)
+        return Text(f"{self._label[:width]:<{width}} ▼", no_wrap=True)
 
 
 class SubjectSuggester(Suggester):
@@ -117,17 +157,28 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="recall-filters"):
             yield SearchBox(placeholder="Search facts — type to search…", id="search")
-            yield Select([(f"top {n}", n) for n in LIMIT_OPTIONS], value=DEFAULT_LIMIT,
-                         allow_blank=False, id="limit-filter")
+            yield FilterStub("limit-filter")  # the Selects come after the first paint
             yield SearchBox(placeholder="subject (any)", id="subject-filter")
-            yield Select([(k, k) for k in KIND_OPTIONS], prompt="any kind", id="kind-filter")
-            yield Select([(f, f) for f in FRESHNESS_OPTIONS], prompt="any freshness",
-                         id="freshness-filter")
+            yield FilterStub("kind-filter")
+            yield FilterStub("freshness-filter")
         yield InfoLine(id="recall-status")
         with ContentSwitcher(initial="results", id="recall-switcher"):
             yield ResultsTable(RESULT_COLUMNS, id="results")
             with VerticalScroll(id="agent-view"):
                 yield Static(id="agent-text")
+
+    async def mount_filters(self) -> None:
+        """Swap the first frame's stand-ins for the real filter Selects (once), in place."""
+        stubs = list(self.query(FilterStub))
+        if not stubs:
+            return
+        row = self.query_one("#recall-filters")
+        with self.app.batch_update():
+            mounts = [row.mount(_filter_select(stub.filter_id), before=stub) for stub in stubs]
+            removed = self.query(FilterStub).remove()
+        for mounted in mounts:
+            await mounted
+        await removed
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW, "narrow")
@@ -178,8 +229,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.run_search()
         self.query_one("#results", ResultsTable).focus()
 
-    @on(Select.Changed)
-    def _selected(self) -> None:
+    def on_select_changed(self) -> None:  # a filter Select (imported only when mounted)
         self.run_search()
 
     def watch_as_of(self) -> None:
@@ -187,9 +237,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.run_search()
 
     def current_params(self) -> RecallParams:
-        kind = self.query_one("#kind-filter", Select).value
-        fresh = self.query_one("#freshness-filter", Select).value
-        limit = self.query_one("#limit-filter", Select).value
+        kind = self._filter_value("kind-filter")
+        fresh = self._filter_value("freshness-filter")
+        limit = self._filter_value("limit-filter")
         return RecallParams(
             query=self.query_one("#search", Input).value.strip(),
             subject=self.query_one("#subject-filter", Input).value.strip(),
@@ -198,6 +248,13 @@ class RecallPane(WorkerErrorsToApp, Vertical):
             limit=limit if isinstance(limit, int) else DEFAULT_LIMIT,
             as_of=self.as_of,
         )
+
+    def _filter_value(self, filter_id: str) -> object:
+        """A filter Select's value; before the Selects are mounted, its initial value."""
+        found = self.query(f"#{filter_id}")
+        if found:
+            return cast("Select[Any]", found.first()).value
+        return next(f[3] for f in FILTERS if f[0] == filter_id)
 
     def run_search(self, *, more: bool = False, keep: bool = False) -> None:
         """Search with the boxes' values; ``keep``: a refresh (same rows loaded, same cursor).
