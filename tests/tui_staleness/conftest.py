@@ -140,3 +140,13 @@ def shown_summary(dash: StalenessDashboard) -> str:
     from memharness_tui.tui.widgets.staleness.counters import PassCounters
 
     return dash.query_one(PassCounters).text()
+
+
+@pytest.fixture
+def many(env: Env) -> Env:
+    """350 stale facts (more than the old 300-row cap), in two subjects."""
+    for i in range(350):
+        fid, _ = env.store.remember("bulk-a" if i % 2 else "bulk-b", f"config fact {i}",
+                                    source_commit=env.shop.c1, source_path="src/config.py")
+        env.store.set_staleness(fid, "stale", "2026-10-01T00:00:00.000Z", env.shop.c2)
+    return env

@@ -78,16 +78,6 @@ def test_revise_modal_with_diff(snap_compare: Any, seeded: Env) -> None:
     assert snap_compare(seeded.app(), terminal_size=SIZE, run_before=run_before)
 
 
-@pytest.fixture
-def crowded(env: Env) -> Env:
-    """350 stale facts: past the 300 rows the old table stopped at."""
-    for i in range(350):
-        fid, _ = env.store.remember("bulk-a" if i % 2 else "bulk-b", f"config fact {i}",
-                                    source_commit=env.shop.c1, source_path="src/config.py")
-        env.store.set_staleness(fid, "stale", "2026-10-01T00:00:00.000Z", env.shop.c2)
-    return env
-
-
 async def _at_the_end(pilot: Any) -> None:
     dash = await ready(pilot)
     table = dash.query_one("#flagged-table", FlaggedTable)
@@ -98,6 +88,6 @@ async def _at_the_end(pilot: Any) -> None:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
-def test_flagged_table_past_300_rows(snap_compare: Any, crowded: Env,
+def test_flagged_table_past_300_rows(snap_compare: Any, many: Env,
                                      size: tuple[int, int]) -> None:
-    assert snap_compare(crowded.app(), terminal_size=size, run_before=_at_the_end)
+    assert snap_compare(many.app(), terminal_size=size, run_before=_at_the_end)

@@ -231,16 +231,6 @@ async def test_follow_mode_runs_a_pass_after_a_commit(tri: Tri) -> None:
         assert not dash.following
 
 
-@pytest.fixture
-def many(env: Env) -> Env:
-    """350 stale facts (more than the old 300-row cap), in two subjects."""
-    for i in range(350):
-        fid, _ = env.store.remember("bulk-a" if i % 2 else "bulk-b", f"config fact {i}",
-                                    source_commit=env.shop.c1, source_path="src/config.py")
-        env.store.set_staleness(fid, "stale", "2026-10-01T00:00:00.000Z", env.shop.c2)
-    return env
-
-
 async def test_every_flagged_fact_is_in_the_table_and_mark_all_counts_them(many: Env) -> None:
     async with many.app().run_test(size=(100, 30)) as pilot:
         dash = await ready(pilot)
