@@ -14,6 +14,9 @@ Each child opens the store as the app does and times, wall and CPU (ms):
   being recomputed (after a commit) — on the base code both share the one DB thread;
 - peak RSS of the child.
 
+Counts, subjects, changes and flagged run on the Store the app runs them on (its read-only
+scan twin, where the code has one); ``why`` and the opening recall on the app's own Store.
+
 Prints numbers only; nothing here asserts a time.
 """
 
@@ -77,12 +80,24 @@ async def _queued_search(db: str, query: str) -> float:
         gw.close()
 
 
+def _scanning_store(store: Any) -> Any:
+    """The Store the app runs counts/subjects/changes/flagged on: its read-only scan twin
+    (opened as ``tui/services/gateway.py`` opens it), or ``store`` itself on code without one."""
+    try:
+        from memharness_tui.tui.services.gateway import _scan_opener
+    except ImportError:
+        return store
+    opener = _scan_opener(store)
+    return store if opener is None else opener()
+
+
 def child(job: dict) -> None:
     from memharness_tui.store import Store
 
     db = job["db"]
     out: dict[str, float] = {}
-    s = Store.open(db)
+    main = Store.open(db)
+    s = _scanning_store(main)
     try:
         def put(name: str, fn: Callable[[], Any]) -> Any:
             wall, cpu, res = timed(fn)
@@ -104,11 +119,13 @@ def child(job: dict) -> None:
         put("flagged", lambda: s.flagged(limit=500))
         rng = random.Random(7)
         top = s.largest_id()
-        whys = [timed(lambda: s.why(rng.randint(1, top)))[0] for _ in range(20)]
+        whys = [timed(lambda: main.why(rng.randint(1, top)))[0] for _ in range(20)]
         out["why_p50_ms"], out["why_max_ms"] = statistics.median(whys), max(whys)
-        put("recall_empty", lambda: s.recall("", limit=50))
+        put("recall_empty", lambda: main.recall("", limit=50))
     finally:
-        s.close()
+        if s is not main:
+            s.close()
+        main.close()
     out["queued_search_ms"] = asyncio.run(_queued_search(db, job["query"]))
     out["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     emit(out)

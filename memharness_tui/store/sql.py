@@ -128,6 +128,11 @@ SUBJECT_NOT_CURRENT = f"""SELECT f.subject, COUNT(*),
 FROM facts f NOT INDEXED
 WHERE NOT ({CURRENT_ROW} AND f.valid_from <= :now)
 GROUP BY f.subject"""
+# The same two scans over one id range (store/split_scan.py runs them a range per core).
+IN_RANGE = "f.id > :lo AND f.id <= :hi"
+COUNT_CURRENT_IN_RANGE = f"{COUNT_CURRENT} AND {IN_RANGE}"
+SUBJECT_NOT_CURRENT_IN_RANGE = SUBJECT_NOT_CURRENT.replace(
+    "\nGROUP BY", f" AND {IN_RANGE}\nGROUP BY")
 COUNT_PINNED = f"""SELECT COUNT(*),
   COALESCE(SUM(f.freshness = 'stale'), 0),
   COALESCE(SUM(f.freshness = 'unresolved'), 0)

@@ -35,6 +35,7 @@ from .errors import (
 )
 from .models import bound_model
 from .schema import SCHEMA_VERSION
+from .split_scan import SPLIT_FROM_ROWS, SplitScanner
 from .timeutil import js_split, js_trim, normalize_iso
 from .types import (
     FACT_COLUMNS,
@@ -212,6 +213,7 @@ class Store:
         # Answers of the scanning reads, by name: (snapshot, arguments, answer[, now window]).
         self._memo: dict[str, tuple[Any, ...]] = {}
         self._no_mmap = False
+        self._splitter: SplitScanner | None = None
         if db is None:
             db = MemharnessDatabase(":memory:", empty_schema=True)
         self._db = db
@@ -267,6 +269,9 @@ class Store:
         )
 
     def close(self) -> None:
+        if self._splitter is not None:
+            self._splitter.close()
+            self._splitter = None
         self._db.close()
 
     def __enter__(self) -> Store:
@@ -878,6 +883,22 @@ class Store:
         if not self._fresh_pending:
             self.conn.execute("PRAGMA mmap_size = 0")
 
+    def split_scans(self, parts: int | None = None, split_from: int = SPLIT_FROM_ROWS) -> None:
+        """Run the whole-table scans (header counts, subjects) as one id range per core, each
+        on its own connection (store/split_scan.py). For the scan twin, which does little
+        else; answers are unchanged. ``parts`` defaults to min(2, cores)."""
+        if self._splitter is None and self.on_disk:
+            self._splitter = SplitScanner(self._db.connection, self._db.close, parts=parts,
+                                          split_from=split_from)
+
+    def _scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
+        """Rows of a whole-table scan: split by id range when ``split_scans`` is on."""
+        conn = self.conn
+        if self._splitter is None:
+            return [conn.execute(whole, params).fetchall()]
+        top = int(conn.execute(sql.MAX_ID).fetchone()[0])
+        return list(self._splitter.rows(conn, ranged, params, top))
+
     @_guarded(writing=False)
     def largest_id(self) -> int:
         """The largest fact id (0 when empty)."""
@@ -898,7 +919,12 @@ class Store:
             return answer  # type: ignore[no-any-return]
         conn = self.conn
         total = conn.execute(sql.STATS_TOTAL).fetchone()[0]
-        current, until = conn.execute(sql.COUNT_CURRENT, {"now": now}).fetchone()
+        current, until = 0, None
+        for [(n, soonest)] in self._scan_ranges(sql.COUNT_CURRENT_IN_RANGE, sql.COUNT_CURRENT,
+                                                {"now": now}):
+            current += int(n)
+            if soonest is not None and (until is None or soonest < until):
+                until = soonest
         pinned, stale, unresolved = conn.execute(sql.COUNT_PINNED).fetchone()
         counts = StoreCounts(
             total=int(total),
@@ -942,10 +968,12 @@ class Store:
         conn = self.conn
         not_current: dict[str, int] = {}
         until: str | None = None
-        for subject, n, soonest in conn.execute(sql.SUBJECT_NOT_CURRENT, {"now": now}):
-            not_current[subject] = int(n)
-            if soonest is not None and (until is None or soonest < until):
-                until = soonest
+        for part in self._scan_ranges(sql.SUBJECT_NOT_CURRENT_IN_RANGE, sql.SUBJECT_NOT_CURRENT,
+                                      {"now": now}):
+            for subject, n, soonest in part:
+                not_current[subject] = not_current.get(subject, 0) + int(n)
+                if soonest is not None and (until is None or soonest < until):
+                    until = soonest
         out = [
             SubjectSummary(subject=s, current=int(n) - not_current.get(s, 0), total=int(n))
             for s, n in conn.execute(sql.SUBJECT_TOTALS)

@@ -69,7 +69,8 @@ def _scan_opener(store: StoreLike) -> Callable[[], StoreLike] | None:
     """On the DB thread: how to open a read-only twin of ``store`` (None: it cannot have one).
 
     The twin shares the store's clock and settings, so its answers equal the store's own; it
-    reads without a memory map, since scanning a mapped file keeps every page resident.
+    reads without a memory map, since scanning a mapped file keeps every page resident, and
+    splits its whole-table scans across the cores (store/split_scan.py).
     """
     from memharness_tui.store import Store
 
@@ -80,6 +81,7 @@ def _scan_opener(store: StoreLike) -> Callable[[], StoreLike] | None:
     def open_twin() -> Store:
         twin = Store.open(path, readonly=True, clock=clock, ranking=ranking, trust_clock=trust)
         twin.without_memory_map()
+        twin.split_scans()
         return twin
 
     return open_twin

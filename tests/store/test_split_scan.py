@@ -1,0 +1,115 @@
+"""Whole-table scans split by id range (store/split_scan.py) give the unsplit answers."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from memharness_tui.store import FakeClock, Store, sql
+from memharness_tui.store.split_scan import LAST_ID, SplitScanner, id_ranges
+
+from .test_remembered_reads import START, _check, _plain_counts, _seeded
+
+
+@pytest.mark.parametrize("top", [0, 1, 2, 7, 1000, 999_983])
+@pytest.mark.parametrize("parts", [1, 2, 3, 5])
+def test_ranges_cover_every_id_once(top: int, parts: int) -> None:
+    ranges = id_ranges(top, parts)
+    assert len(ranges) == parts
+    assert ranges[0][0] < -(2**62)  # ids below 1 (SQLite allows them) are in the first range
+    assert ranges[-1][1] == LAST_ID  # rows appended after the plan are in the last one
+    for (_, hi), (lo, _) in zip(ranges, ranges[1:], strict=False):
+        assert hi == lo  # (lo, hi] ranges: contiguous, no overlap
+    assert all(lo <= hi for lo, hi in ranges)
+
+
+def _split_reader(path: Path, clock: FakeClock, parts: int) -> Store:
+    reader = Store.open(str(path), readonly=True, clock=clock)
+    reader.split_scans(parts=parts, split_from=0)
+    return reader
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_split_counts_and_subjects_equal_the_plain_scan(tmp_path: Path, parts: int) -> None:
+    path = tmp_path / "m.db"
+    store, clock, ids = _seeded(path)
+    for i in range(40):
+        store.remember(f"subject:{i % 5}", f"more facts {i}")
+    reader = _split_reader(path, clock, parts)
+    _check(reader)
+    first = reader.counts()
+    store.forget(fact_id=ids[10])  # a row in the first range
+    store.revise(ids[0], "zero, revised")
+    store.remember("subject:late", "appended after the reader planned nothing")
+    _check(reader)
+    assert reader.counts().total == first.total + 2
+    assert reader.counts().current == first.current  # -1 forgotten, +1 new; a revision nets 0
+    reader.close()
+    store.close()
+
+
+def test_a_future_valid_from_in_the_last_range_still_moves_the_count(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store, clock, _ = _seeded(path)
+    for i in range(30):
+        store.remember("subject:0", f"filler {i}")
+    store.remember("subject:0", "true from next week", valid_from="2026-03-08")
+    reader = _split_reader(path, clock, 2)
+    _check(reader)
+    waiting = reader.counts().current
+    clock.advance(10 * 24 * 3600 * 1000)
+    _check(reader)
+    assert reader.counts().current == waiting + 1 == _plain_counts(reader).current
+    reader.close()
+    store.close()
+
+
+def test_small_tables_are_scanned_in_one_piece(tmp_path: Path) -> None:
+    store, _, _ = _seeded(tmp_path / "m.db")
+    conn = store.conn
+    scanner = SplitScanner(store._db.connection, store._db.close, parts=2, split_from=1000)
+    params = {"now": START}
+    top = int(conn.execute(sql.MAX_ID).fetchone()[0])
+    whole = scanner.rows(conn, sql.SUBJECT_NOT_CURRENT_IN_RANGE, params, top)
+    assert len(whole) == 1
+    scanner.split_from = 0
+    split = scanner.rows(conn, sql.SUBJECT_NOT_CURRENT_IN_RANGE, params, top)
+    assert len(split) == 2 and all(split)
+    plain = conn.execute(sql.SUBJECT_NOT_CURRENT, params).fetchall()
+    # Each subject's rows are split between the ranges; the sums are the plain counts.
+    merged: dict[str, int] = {}
+    for part in split:
+        for subject, n, _ in part:
+            merged[subject] = merged.get(subject, 0) + n
+    assert merged == {s: n for s, n, _ in plain}
+    scanner.close()
+    store.close()
+
+
+def _fds_on(path: Path) -> int:
+    target = str(path.resolve())
+    n = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") == target:
+                n += 1
+        except OSError:
+            continue
+    return n
+
+
+def test_closing_the_store_closes_the_workers_connections(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store, clock, _ = _seeded(path)
+    store.close()
+    reader = _split_reader(path, clock, 3)
+    reader.counts()
+    reader.subjects()
+    assert _fds_on(path) == 3  # the reader's own connection and one per worker
+    assert any(t.name.startswith("memharness-split-scan") for t in threading.enumerate())
+    reader.close()
+    assert _fds_on(path) == 0
+    assert not any(t.name.startswith("memharness-split-scan") for t in threading.enumerate())
