@@ -9,12 +9,17 @@ Each range is its own autocommit read, so a commit landing between them can mix 
 snapshots — as the separate statements of ``Store.counts`` always could. The Store caches
 the answer under the snapshot it saw *before* reading, so the next call sees the file moved
 and scans again: a mixed answer never outlives the next refresh.
+
+On two cores the extra range competes with a search the user is waiting for, so the
+workers give way (sleep) while ``pause()`` says a search is running; the caller's own range
+keeps going, as the single scan did.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -24,6 +29,11 @@ from .driver import sqlite3
 #: Tables with fewer rows than this are scanned in one piece (~20 ms: handing work to
 #: another thread would only add to it).
 SPLIT_FROM_ROWS = 200_000
+#: SQLite steps between the workers' checks of ``pause`` (~0.5 ms of scanning).
+PAUSE_CHECK_OPS = 50_000
+#: The longest a worker waits for searches in one go: a user typing steadily must not
+#: starve the header counts.
+PAUSE_AT_MOST_S = 0.5
 #: The largest rowid SQLite allows: the last range is open-ended, so rows appended after
 #: the split was planned are still counted.
 LAST_ID = 2**63 - 1
@@ -49,9 +59,13 @@ class SplitScanner:
         *,
         parts: int | None = None,
         split_from: int = SPLIT_FROM_ROWS,
+        pause: Callable[[], bool] | None = None,
+        check_every: int = PAUSE_CHECK_OPS,
     ) -> None:
         self.parts = parts if parts is not None else min(2, os.cpu_count() or 1)
         self.split_from = split_from
+        self._pause = pause
+        self._check_every = check_every
         self._connect = connect
         self._release = release
         self._pool: ThreadPoolExecutor | None = None
@@ -79,7 +93,22 @@ class SplitScanner:
         return [first, *(f.result() for f in futures)]
 
     def _run(self, query: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
-        return self._connect().execute(query, params).fetchall()
+        conn = self._connect()
+        if self._pause is None:
+            return conn.execute(query, params).fetchall()
+        conn.set_progress_handler(self._give_way, self._check_every)
+        try:
+            return conn.execute(query, params).fetchall()
+        finally:
+            conn.set_progress_handler(None, 0)
+
+    def _give_way(self) -> int:
+        """The worker's progress handler: sleep while a search runs (0: never interrupt)."""
+        pause = self._pause
+        deadline = time.monotonic() + PAUSE_AT_MOST_S
+        while pause is not None and pause() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        return 0
 
     def close(self) -> None:
         """Close the workers' connections (each on its own thread) and stop the workers."""

@@ -883,13 +883,15 @@ class Store:
         if not self._fresh_pending:
             self.conn.execute("PRAGMA mmap_size = 0")
 
-    def split_scans(self, parts: int | None = None, split_from: int = SPLIT_FROM_ROWS) -> None:
+    def split_scans(self, parts: int | None = None, split_from: int = SPLIT_FROM_ROWS,
+                    pause: Callable[[], bool] | None = None) -> None:
         """Run the whole-table scans (header counts, subjects) as one id range per core, each
         on its own connection (store/split_scan.py). For the scan twin, which does little
-        else; answers are unchanged. ``parts`` defaults to min(2, cores)."""
+        else; answers are unchanged. ``parts`` defaults to min(2, cores); the extra ranges
+        give way while ``pause()`` is true (a search is running)."""
         if self._splitter is None and self.on_disk:
             self._splitter = SplitScanner(self._db.connection, self._db.close, parts=parts,
-                                          split_from=split_from)
+                                          split_from=split_from, pause=pause)
 
     def _scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
         """Rows of a whole-table scan: split by id range when ``split_scans`` is on."""

@@ -113,3 +113,27 @@ def test_closing_the_store_closes_the_workers_connections(tmp_path: Path) -> Non
     reader.close()
     assert _fds_on(path) == 0
     assert not any(t.name.startswith("memharness-split-scan") for t in threading.enumerate())
+
+
+def test_the_worker_waits_while_pause_says_so_and_the_answer_is_unchanged(tmp_path: Path) -> None:
+    store, _, _ = _seeded(tmp_path / "m.db")
+    for i in range(200):
+        store.remember(f"subject:{i % 7}", f"padding fact {i}")
+    conn = store.conn
+    asked: list[str] = []
+    waits = iter([True, True, True])  # a search runs for three checks, then ends
+
+    def pause() -> bool:
+        asked.append(threading.current_thread().name)
+        return next(waits, False)
+
+    scanner = SplitScanner(store._db.connection, store._db.close, parts=2, split_from=0,
+                           pause=pause, check_every=50)
+    params = {"now": store._effective_now(store.clock.peek())}
+    top = int(conn.execute(sql.MAX_ID).fetchone()[0])
+    split = scanner.rows(conn, sql.COUNT_CURRENT_IN_RANGE, params, top)
+    assert sum(n for [(n, _)] in split) == _plain_counts(store).current
+    assert len(asked) > 3  # the worker asked again after the pause ended, and went on
+    assert all(name.startswith("memharness-split-scan") for name in asked)  # only the worker
+    scanner.close()
+    store.close()

@@ -218,3 +218,24 @@ async def test_a_scan_waits_for_the_search_in_flight(tmp_path: Path) -> None:
     finally:
         gate.set()
         gateway.close()
+
+
+async def test_the_twins_split_scan_gives_way_while_a_search_runs(tmp_path: Path) -> None:
+    """The twin splits its table scans across threads; the extra range pauses while a search
+    is on the DB thread (two cores: it would take the search's core)."""
+    gateway = _gateway(tmp_path)
+    gate, searching = threading.Event(), threading.Event()
+    try:
+        pause = await gateway.call_scan(lambda s: s._splitter._pause)
+        assert pause() is False
+        search = asyncio.ensure_future(gateway.call(
+            lambda _s: (searching.set(), gate.wait(30)), interruptible=True))
+        while not searching.is_set():
+            await asyncio.sleep(0)
+        assert pause() is True
+        gate.set()
+        await search
+        assert pause() is False
+    finally:
+        gate.set()
+        gateway.close()

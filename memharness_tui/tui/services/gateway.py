@@ -65,12 +65,14 @@ def _connection_of(store: StoreLike) -> Any:
     return conn if hasattr(conn, "set_progress_handler") else None
 
 
-def _scan_opener(store: StoreLike) -> Callable[[], StoreLike] | None:
+def _scan_opener(store: StoreLike,
+                 searching: threading.Event | None = None) -> Callable[[], StoreLike] | None:
     """On the DB thread: how to open a read-only twin of ``store`` (None: it cannot have one).
 
     The twin shares the store's clock and settings, so its answers equal the store's own; it
     reads without a memory map, since scanning a mapped file keeps every page resident, and
-    splits its whole-table scans across the cores (store/split_scan.py).
+    splits its whole-table scans across the cores (store/split_scan.py), the extra range
+    giving way while ``searching`` is set (a search runs on the DB thread).
     """
     from memharness_tui.store import Store
 
@@ -81,7 +83,7 @@ def _scan_opener(store: StoreLike) -> Callable[[], StoreLike] | None:
     def open_twin() -> Store:
         twin = Store.open(path, readonly=True, clock=clock, ranking=ranking, trust_clock=trust)
         twin.without_memory_map()
-        twin.split_scans()
+        twin.split_scans(pause=searching.is_set if searching is not None else None)
         return twin
 
     return open_twin
@@ -114,6 +116,8 @@ class StoreGateway:
         self._searches = 0
         self._no_search = asyncio.Event()
         self._no_search.set()
+        # the same, for threads: the scan twin's split scans give way while it is set
+        self._searching = threading.Event()
         self._open_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._twin: Callable[[], StoreLike] | None = None
 
@@ -121,7 +125,7 @@ class StoreGateway:
         if self._store is None:
             try:
                 self._store = self._opener()
-                self._twin = _scan_opener(self._store)
+                self._twin = _scan_opener(self._store, self._searching)
             finally:
                 with self._lock:
                     self._opened.set()
@@ -162,6 +166,7 @@ class StoreGateway:
         if interruptible:
             self._searches += 1
             self._no_search.clear()
+            self._searching.set()
         try:
             return await loop.run_in_executor(self._executor, self._run, fn, ticket)
         except asyncio.CancelledError:
@@ -173,6 +178,7 @@ class StoreGateway:
                 self._searches -= 1
                 if not self._searches:
                     self._no_search.set()
+                    self._searching.clear()
 
     async def call_scan(self, fn: Callable[[StoreLike], T]) -> T:
         """Run the read ``fn(store)`` on the scan thread's read-only Store (see the module
