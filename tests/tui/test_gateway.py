@@ -220,9 +220,9 @@ async def test_a_scan_waits_for_the_search_in_flight(tmp_path: Path) -> None:
         gateway.close()
 
 
-async def test_the_twins_split_scan_gives_way_while_a_search_runs(tmp_path: Path) -> None:
-    """The twin splits its table scans across threads; the extra range pauses while a search
-    is on the DB thread (two cores: it would take the search's core)."""
+async def test_the_twins_split_scan_gives_way_while_the_db_thread_works(tmp_path: Path) -> None:
+    """The twin splits its table scans across threads; the extra range pauses while a call
+    (a search, opening a fact) is on the DB thread: on two cores it would take its core."""
     gateway = _gateway(tmp_path)
     gate, searching = threading.Event(), threading.Event()
     try:
@@ -235,6 +235,14 @@ async def test_the_twins_split_scan_gives_way_while_a_search_runs(tmp_path: Path
         assert pause() is True
         gate.set()
         await search
+        assert pause() is False
+        gate.clear()
+        opening = asyncio.ensure_future(gateway.call(lambda _s: (searching.clear(), gate.wait(30))))
+        while searching.is_set():
+            await asyncio.sleep(0)
+        assert pause() is True  # not a search, but the DB thread is busy all the same
+        gate.set()
+        await opening
         assert pause() is False
     finally:
         gate.set()

@@ -66,13 +66,13 @@ def _connection_of(store: StoreLike) -> Any:
 
 
 def _scan_opener(store: StoreLike,
-                 searching: threading.Event | None = None) -> Callable[[], StoreLike] | None:
+                 busy: threading.Event | None = None) -> Callable[[], StoreLike] | None:
     """On the DB thread: how to open a read-only twin of ``store`` (None: it cannot have one).
 
     The twin shares the store's clock and settings, so its answers equal the store's own; it
     reads without a memory map, since scanning a mapped file keeps every page resident, and
     splits its whole-table scans across the cores (store/split_scan.py), the extra range
-    giving way while ``searching`` is set (a search runs on the DB thread).
+    giving way while ``busy`` is set (a call runs on the DB thread: a user waits for it).
     """
     from memharness_tui.store import Store
 
@@ -83,7 +83,7 @@ def _scan_opener(store: StoreLike,
     def open_twin() -> Store:
         twin = Store.open(path, readonly=True, clock=clock, ranking=ranking, trust_clock=trust)
         twin.without_memory_map()
-        twin.split_scans(pause=searching.is_set if searching is not None else None)
+        twin.split_scans(pause=busy.is_set if busy is not None else None)
         return twin
 
     return open_twin
@@ -116,8 +116,10 @@ class StoreGateway:
         self._searches = 0
         self._no_search = asyncio.Event()
         self._no_search.set()
-        # the same, for threads: the scan twin's split scans give way while it is set
-        self._searching = threading.Event()
+        # any call in flight on the DB thread (a search, opening a fact, a write): the scan
+        # twin's split scans give way while it is set (a user is waiting for it)
+        self._calls = 0
+        self._busy = threading.Event()
         self._open_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._twin: Callable[[], StoreLike] | None = None
 
@@ -125,7 +127,7 @@ class StoreGateway:
         if self._store is None:
             try:
                 self._store = self._opener()
-                self._twin = _scan_opener(self._store, self._searching)
+                self._twin = _scan_opener(self._store, self._busy)
             finally:
                 with self._lock:
                     self._opened.set()
@@ -166,7 +168,8 @@ class StoreGateway:
         if interruptible:
             self._searches += 1
             self._no_search.clear()
-            self._searching.set()
+        self._calls += 1
+        self._busy.set()
         try:
             return await loop.run_in_executor(self._executor, self._run, fn, ticket)
         except asyncio.CancelledError:
@@ -174,11 +177,13 @@ class StoreGateway:
                 self._interrupt(ticket)
             raise
         finally:
+            self._calls -= 1
+            if not self._calls:
+                self._busy.clear()
             if interruptible:
                 self._searches -= 1
                 if not self._searches:
                     self._no_search.set()
-                    self._searching.clear()
 
     async def call_scan(self, fn: Callable[[StoreLike], T]) -> T:
         """Run the read ``fn(store)`` on the scan thread's read-only Store (see the module
