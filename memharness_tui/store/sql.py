@@ -71,12 +71,18 @@ FROM m CROSS JOIN facts f ON f.id = m.id
 {where}
 ORDER BY score DESC, f.tx_at DESC, f.id DESC
 LIMIT :limit"""
-    return f"""SELECT {COLS}, NULL AS fts_rank,
-  1.0 * f.confidence * {tail} AS score
-FROM facts f
-{where}
-ORDER BY score DESC, f.tx_at DESC, f.id DESC
-LIMIT :limit"""
+    # Rank on (score, tx_at, id) alone, then read the winners' columns: a LIMIT sort builds
+    # a record of every selected column for every row it sees (~10 % of a 1M-row scan).
+    return f"""WITH top AS MATERIALIZED (
+  SELECT f.id AS id, f.tx_at AS tx_at, 1.0 * f.confidence * {tail} AS score
+  FROM facts f
+  {where}
+  ORDER BY score DESC, f.tx_at DESC, f.id DESC
+  LIMIT :limit
+)
+SELECT {COLS}, NULL AS fts_rank, top.score AS score
+FROM top CROSS JOIN facts f ON f.id = top.id
+ORDER BY top.score DESC, top.tx_at DESC, top.id DESC"""
 
 
 REINFORCE_ACCESS = (
