@@ -15,7 +15,8 @@ Each child opens the store as the app does and times, wall and CPU (ms):
 - peak RSS of the child.
 
 Counts, subjects, changes and flagged run on the Store the app runs them on (its read-only
-scan twin, where the code has one); ``why`` and the opening recall on the app's own Store.
+scan twin, where the code has one); ``why`` and the opening recall on the app's own Store
+(its scanning searches split across the cores, where the code does that).
 
 Prints numbers only; nothing here asserts a time.
 """
@@ -97,6 +98,12 @@ def child(job: dict) -> None:
     db = job["db"]
     out: dict[str, float] = {}
     main = Store.open(db)
+    try:  # the app's DB thread splits its scanning searches across the cores
+        from memharness_tui.tui.services.gateway import _split_searches
+    except ImportError:
+        pass
+    else:
+        _split_searches(main)
     s = _scanning_store(main)
     try:
         def put(name: str, fn: Callable[[], Any]) -> Any:

@@ -68,10 +68,17 @@ class SplitScanner:
         self._check_every = check_every
         self._connect = connect
         self._release = release
+        #: set while a call that may be cancelled runs (the gateway's search): when it says
+        #: so, the workers' statements stop as the caller's own is interrupted
+        self.interrupted: Callable[[], bool] | None = None
         self._pool: ThreadPoolExecutor | None = None
         if self.parts > 1:
             self._pool = ThreadPoolExecutor(
                 max_workers=self.parts - 1, thread_name_prefix="memharness-split-scan")
+
+    def splits(self, top_id: int) -> bool:
+        """Whether a table whose largest id is ``top_id`` is scanned in more than one range."""
+        return self._pool is not None and top_id >= self.split_from
 
     def rows(
         self,
@@ -83,7 +90,7 @@ class SplitScanner:
         """Each range's rows of ``query`` (which binds ``:lo`` and ``:hi`` as ``id > :lo AND
         id <= :hi``), in range order. Small tables and single-core machines: one range."""
         pool = self._pool
-        if pool is None or top_id < self.split_from:
+        if pool is None or not self.splits(top_id):
             return [here.execute(query, {**params, "lo": -LAST_ID - 1, "hi": LAST_ID}).fetchall()]
         ranges = id_ranges(top_id, self.parts)
         futures = [pool.submit(self._run, query, {**params, "lo": lo, "hi": hi})
@@ -94,20 +101,22 @@ class SplitScanner:
 
     def _run(self, query: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         conn = self._connect()
-        if self._pause is None:
-            return conn.execute(query, params).fetchall()
-        conn.set_progress_handler(self._give_way, self._check_every)
+        conn.set_progress_handler(self._check, self._check_every)
         try:
             return conn.execute(query, params).fetchall()
         finally:
             conn.set_progress_handler(None, 0)
 
-    def _give_way(self) -> int:
-        """The worker's progress handler: sleep while a search runs (0: never interrupt)."""
-        pause = self._pause
-        deadline = time.monotonic() + PAUSE_AT_MOST_S
-        while pause is not None and pause() and time.monotonic() < deadline:
-            time.sleep(0.002)
+    def _check(self) -> int:
+        """The workers' progress handler: 1 (stop) once ``interrupted`` says so; else sleep
+        while ``pause`` says a user is waiting on the DB thread, and go on (0)."""
+        interrupted, pause = self.interrupted, self._pause
+        if interrupted is not None and interrupted():
+            return 1
+        if pause is not None:
+            deadline = time.monotonic() + PAUSE_AT_MOST_S
+            while pause() and time.monotonic() < deadline:
+                time.sleep(0.002)
         return 0
 
     def close(self) -> None:

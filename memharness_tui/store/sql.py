@@ -85,6 +85,18 @@ FROM top CROSS JOIN facts f ON f.id = top.id
 ORDER BY top.score DESC, top.tx_at DESC, top.id DESC"""
 
 
+def ranked_ids_query(filters: list[str]) -> str:
+    """The ids the scanning recall query would rank first (``:limit`` of them): one id range's
+    share of a split scan (store/split_scan.py). ``AMONG_IDS`` then ranks their union."""
+    tail = f"{IMPORTANCE_BOOST} * {DECAY} * {FRESHNESS_FACTOR}"
+    return f"""SELECT f.id FROM facts f
+WHERE {' AND '.join(filters)}
+ORDER BY 1.0 * f.confidence * {tail} DESC, f.tx_at DESC, f.id DESC
+LIMIT :limit"""
+
+
+AMONG_IDS = "f.id IN (SELECT value FROM json_each(:ids))"
+
 REINFORCE_ACCESS = (
     "UPDATE facts SET last_accessed_at = ? WHERE id IN (SELECT value FROM json_each(?))"
 )

@@ -739,10 +739,10 @@ class Store:
                     break
             if not rows:
                 used_fallback = True
-                like_sql = sql.recall_query(fts=False, filters=[*filters, sql.LIKE_FILTER])
-                rows = conn.execute(like_sql, {**params, "pattern": _like_pattern(query)}).fetchall()
+                rows = self._ranked_scan([*filters, sql.LIKE_FILTER],
+                                         {**params, "pattern": _like_pattern(query)})
         else:
-            rows = conn.execute(sql.recall_query(fts=False, filters=filters), params).fetchall()
+            rows = self._ranked_scan(filters, params)
 
         facts: list[Fact] = []
         truncated = False
@@ -885,13 +885,40 @@ class Store:
 
     def split_scans(self, parts: int | None = None, split_from: int = SPLIT_FROM_ROWS,
                     pause: Callable[[], bool] | None = None) -> None:
-        """Run the whole-table scans (header counts, subjects) as one id range per core, each
-        on its own connection (store/split_scan.py). For the scan twin, which does little
-        else; answers are unchanged. ``parts`` defaults to min(2, cores); the extra ranges
+        """Run the whole-table scans (header counts, subjects, the empty-query and LIKE
+        recalls) as one id range per core, each on its own connection (store/split_scan.py);
+        answers are unchanged. ``parts`` defaults to min(2, cores); the extra ranges
         give way while ``pause()`` is true (a search is running)."""
         if self._splitter is None and self.on_disk:
             self._splitter = SplitScanner(self._db.connection, self._db.close, parts=parts,
                                           split_from=split_from, pause=pause)
+
+    @property
+    def interrupt_check(self) -> Callable[[], bool] | None:
+        """What the split scans' worker threads ask to know that the call they serve was
+        cancelled (the gateway sets it around a search; the caller's own connection is
+        interrupted directly)."""
+        return self._splitter.interrupted if self._splitter is not None else None
+
+    @interrupt_check.setter
+    def interrupt_check(self, check: Callable[[], bool] | None) -> None:
+        if self._splitter is not None:
+            self._splitter.interrupted = check
+
+    def _ranked_scan(self, filters: list[str], params: dict[str, Any]) -> list[Any]:
+        """Rows of the scanning recall query (the empty query, the LIKE fallback). Split:
+        each id range ranks its own best ``limit`` ids, and the one query ranks their union —
+        the overall best are among them, so rows and order are the unsplit query's."""
+        conn = self.conn
+        splitter = self._splitter
+        if splitter is not None:
+            top = int(conn.execute(sql.MAX_ID).fetchone()[0])
+            if splitter.splits(top):
+                ranged = sql.ranked_ids_query([*filters, sql.IN_RANGE])
+                ids = [i for part in splitter.rows(conn, ranged, params, top) for (i,) in part]
+                filters = [*filters, sql.AMONG_IDS]
+                params = {**params, "ids": json.dumps(ids)}
+        return conn.execute(sql.recall_query(fts=False, filters=filters), params).fetchall()
 
     def _scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
         """Rows of a whole-table scan: split by id range when ``split_scans`` is on."""

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memharness_tui.store import FakeClock, Store, sql
+from memharness_tui.store.driver import sqlite3
 from memharness_tui.store.split_scan import LAST_ID, SplitScanner, id_ranges
 
 from .test_remembered_reads import START, _check, _plain_counts, _seeded
@@ -135,5 +136,83 @@ def test_the_worker_waits_while_pause_says_so_and_the_answer_is_unchanged(tmp_pa
     assert sum(n for [(n, _)] in split) == _plain_counts(store).current
     assert len(asked) > 3  # the worker asked again after the pause ended, and went on
     assert all(name.startswith("memharness-split-scan") for name in asked)  # only the worker
+    scanner.close()
+    store.close()
+
+
+def _varied(path: Path) -> tuple[Store, FakeClock]:
+    """Rows of every kind, importance, confidence and freshness, with revisions, forgotten
+    rows, a future valid_from, reinforced rows (last_accessed_at) and equal-score ties."""
+    clock = FakeClock(START, 3_600_000)
+    store = Store.open(str(path), clock=clock)
+    kinds = ["semantic", "episodic", "procedural"]
+    ids = []
+    for i in range(150):
+        ids.append(store.remember(
+            f"subject:{i % 6}", f"fact number {i} about widgets", kind=kinds[i % 3],
+            importance=1 + i % 10, confidence=round(0.3 + (i % 7) / 10, 2))[0])
+    tick = clock.now()
+    with store.conn:  # the same weights and tx_at (the clock never repeats): ids decide
+        store.conn.executemany(
+            "INSERT INTO facts (subject, fact, valid_from, tx_at) VALUES (?, ?, ?, ?)",
+            [("subject:tie", f"tied fact {i} about widgets", tick, tick) for i in range(10)])
+    for i in range(0, 150, 9):
+        store.revise(ids[i], f"fact number {i}, revised")
+    for i in range(3, 150, 13):
+        store.forget(fact_id=ids[i])
+    for n, i in enumerate(range(5, 150, 11)):
+        store.set_staleness(ids[i], ("stale", "unresolved")[n % 2], START, "a" * 40)
+    store.remember("subject:0", "true from next month about widgets", valid_from="2026-12-01")
+    store.recall("widgets", limit=5, reinforce=True)
+    return store, clock
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_split_recall_equals_the_unsplit_recall(tmp_path: Path, parts: int) -> None:
+    path = tmp_path / "m.db"
+    writer, clock = _varied(path)
+    writer.close()
+    # Each store its own clock, in step: a recall's "now" moves its scores.
+    at = clock.peek()
+    store = Store.open(str(path), readonly=True, clock=FakeClock(at, 0))
+    split = Store.open(str(path), readonly=True, clock=FakeClock(at, 0))
+    split.split_scans(parts=parts, split_from=0)
+    asks = [
+        {"limit": n} for n in (1, 7, 50, 500)
+    ] + [
+        {"subject": "subject:2", "limit": 20},
+        {"subject": "subject:tie", "limit": 3},  # 10 rows tie on score and tx_at
+        {"kind": "episodic", "limit": 20},
+        {"freshness": "stale", "limit": 20},
+        {"as_of": "2026-03-04", "limit": 30},
+        {"query": "umber", "limit": 20},  # no FTS token matches: the LIKE fallback
+        {"query": "idget", "kind": "procedural", "limit": 40},
+        {"query": "zzz-nothing", "limit": 10},
+        {"limit": 50, "max_tokens": 120},
+    ]
+    for ask in asks:
+        want = store.recall(**ask)
+        got = split.recall(**ask)
+        assert got == want, ask
+        assert bool(got.facts) == (ask.get("query") != "zzz-nothing"), ask
+    assert store.recall("umber").used_fallback and store.recall("idget").used_fallback
+    split.close()
+    store.close()
+
+
+def test_an_interrupted_call_stops_the_workers_too(tmp_path: Path) -> None:
+    store, _ = _varied(tmp_path / "m.db")
+    conn = store.conn
+    scanner = SplitScanner(store._db.connection, store._db.close, parts=2, split_from=0,
+                           check_every=20)
+    params = {"now": store._effective_now(store.clock.peek())}
+    top = int(conn.execute(sql.MAX_ID).fetchone()[0])
+    assert scanner.rows(conn, sql.COUNT_CURRENT_IN_RANGE, params, top)  # not interrupted
+    scanner.interrupted = lambda: True
+    with pytest.raises(sqlite3.OperationalError, match="interrupt"):
+        scanner.rows(conn, sql.COUNT_CURRENT_IN_RANGE, params, top)
+    scanner.interrupted = None
+    assert sum(n for [(n, _)] in scanner.rows(conn, sql.COUNT_CURRENT_IN_RANGE, params, top)) \
+        == _plain_counts(store).current  # the worker goes on serving after an interrupt
     scanner.close()
     store.close()

@@ -247,3 +247,33 @@ async def test_the_twins_split_scan_gives_way_while_the_db_thread_works(tmp_path
     finally:
         gate.set()
         gateway.close()
+
+
+async def test_a_cancelled_search_reaches_the_split_scans_workers(tmp_path: Path) -> None:
+    """The store's split-scan workers stop with a cancelled search: the gateway hands them
+    the call's cancel flag for its duration (the caller's connection is interrupted directly)."""
+    gateway = _gateway(tmp_path)
+    gate, started = threading.Event(), threading.Event()
+    seen: list = []
+
+    def search(store: Store) -> None:
+        seen.append(store.interrupt_check)
+        started.set()
+        gate.wait(30)
+
+    try:
+        assert await gateway.call(lambda s: s.interrupt_check) is None
+        task = asyncio.ensure_future(gateway.call(search, interruptible=True))
+        while not started.is_set():
+            await asyncio.sleep(0)
+        check = seen[0]
+        assert check is not None and check() is False
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert check() is True
+        gate.set()
+        assert await gateway.call(lambda s: s.interrupt_check) is None  # only for its call
+    finally:
+        gate.set()
+        gateway.close()

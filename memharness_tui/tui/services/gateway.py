@@ -89,6 +89,15 @@ def _scan_opener(store: StoreLike,
     return open_twin
 
 
+def _split_searches(store: StoreLike) -> None:
+    """On the DB thread: the empty-query and LIKE-fallback searches of a large store scan
+    every row; split them across the cores (store/split_scan.py; small stores: no change)."""
+    from memharness_tui.store import Store
+
+    if isinstance(store, Store):
+        store.split_scans()
+
+
 def _resolve(fut: asyncio.Future[None]) -> None:
     if not fut.done():
         fut.set_result(None)
@@ -128,6 +137,7 @@ class StoreGateway:
             try:
                 self._store = self._opener()
                 self._twin = _scan_opener(self._store, self._busy)
+                _split_searches(self._store)
             finally:
                 with self._lock:
                     self._opened.set()
@@ -144,11 +154,16 @@ class StoreGateway:
             self._running = (ticket, cancelled, conn)
         if conn is not None:
             conn.set_progress_handler(cancelled.is_set, PROGRESS_OPS)
+        splits = hasattr(self._store, "interrupt_check")
+        if splits:
+            self._store.interrupt_check = cancelled.is_set  # type: ignore[union-attr]
         try:
             return fn(self._store)
         finally:
             if conn is not None:
                 conn.set_progress_handler(None, 0)
+            if splits:
+                self._store.interrupt_check = None  # type: ignore[union-attr]
             with self._lock:
                 self._running = None
 
