@@ -24,6 +24,8 @@ RETRACT_BY_SOURCE_REF = (
 MAX_TX_AT = "SELECT MAX(tx_at) FROM facts"
 MAX_ID = "SELECT COALESCE(MAX(id), 0) FROM facts"
 DATA_VERSION = "PRAGMA data_version"
+# One id range of a whole-table scan split across threads (store/split_scan.py).
+IN_RANGE = "f.id > :lo AND f.id <= :hi"
 
 CURRENT_FILTER = (
     "f.valid_from <= :now AND f.valid_to IS NULL AND f.superseded_by IS NULL "
@@ -117,6 +119,7 @@ DIFF_REVISED_OR_RETRACTED = f"""SELECT {COLS},
 FROM facts f
 WHERE ((f.valid_to >= :since AND f.superseded_by IS NOT NULL) OR f.retracted_at >= :since)
   AND (:subject IS NULL OR f.subject = :subject)"""
+DIFF_REVISED_OR_RETRACTED_IN_RANGE = f"{DIFF_REVISED_OR_RETRACTED} AND {IN_RANGE}"
 DIFF_RETRACTED = f"""SELECT {COLS} FROM facts f
 WHERE f.retracted_at >= :since
   AND (:subject IS NULL OR f.subject = :subject)
@@ -147,7 +150,6 @@ FROM facts f NOT INDEXED
 WHERE NOT ({CURRENT_ROW} AND f.valid_from <= :now)
 GROUP BY f.subject"""
 # The same two scans over one id range (store/split_scan.py runs them a range per core).
-IN_RANGE = "f.id > :lo AND f.id <= :hi"
 COUNT_CURRENT_IN_RANGE = f"{COUNT_CURRENT} AND {IN_RANGE}"
 SUBJECT_NOT_CURRENT_IN_RANGE = SUBJECT_NOT_CURRENT.replace(
     "\nGROUP BY", f" AND {IN_RANGE}\nGROUP BY")
@@ -156,6 +158,12 @@ COUNT_PINNED = f"""SELECT COUNT(*),
   COALESCE(SUM(f.freshness = 'unresolved'), 0)
 FROM facts f INDEXED BY idx_facts_pinned
 WHERE f.source_commit IS NOT NULL AND {LIVE}"""
+
+# Live rows with a stale/unresolved verdict, by id (no index holds freshness: a scan).
+FLAGGED_IN_RANGE = f"""SELECT {COLS} FROM facts f
+WHERE f.freshness IN (:first, :second) AND {LIVE} AND {IN_RANGE}
+ORDER BY f.id
+LIMIT :limit"""
 
 COUNT_SUBJECT = "SELECT COUNT(*) FROM facts WHERE subject = ?"
 

@@ -804,12 +804,14 @@ class Store:
         # One scan for both unindexed halves, ordered here exactly as SQLite orders them.
         olds: list[Fact] = []
         retracted: list[Fact] = []
-        for r in conn.execute(sql.DIFF_REVISED_OR_RETRACTED, params):
-            f = _fact(r)
-            if r[_NCOLS]:
-                olds.append(f)
-            if r[_NCOLS + 1]:
-                retracted.append(f)
+        for part in self._scan_ranges(sql.DIFF_REVISED_OR_RETRACTED_IN_RANGE,
+                                      sql.DIFF_REVISED_OR_RETRACTED, params):
+            for r in part:
+                f = _fact(r)
+                if r[_NCOLS]:
+                    olds.append(f)
+                if r[_NCOLS + 1]:
+                    retracted.append(f)
         olds.sort(key=lambda f: (_sqlite_order(f.valid_to), f.id))
         retracted.sort(key=lambda f: (_sqlite_order(f.retracted_at), f.id))
         revised: list[RevisedPair] = []
@@ -885,8 +887,8 @@ class Store:
 
     def split_scans(self, parts: int | None = None, split_from: int = SPLIT_FROM_ROWS,
                     pause: Callable[[], bool] | None = None) -> None:
-        """Run the whole-table scans (header counts, subjects, the empty-query and LIKE
-        recalls) as one id range per core, each on its own connection (store/split_scan.py);
+        """Run the whole-table scans (header counts, subjects, changes, the empty-query and
+        LIKE recalls) as one id range per core, each on its own connection (store/split_scan.py);
         answers are unchanged. ``parts`` defaults to min(2, cores); the extra ranges
         give way while ``pause()`` is true (a search is running)."""
         if self._splitter is None and self.on_disk:
@@ -1101,6 +1103,17 @@ class Store:
         hit, answer, snap = self._recalled("flagged", key)
         if hit:
             return list(answer)
+        if not subject and self._splitter is not None:
+            top = int(self.conn.execute(sql.MAX_ID).fetchone()[0])
+            if self._splitter.splits(top):
+                keep = None if limit is None or limit < 0 else limit  # SQLite: LIMIT -n is none
+                params = {"first": wanted[0], "second": wanted[-1],
+                          "limit": -1 if keep is None else keep}
+                parts = self._splitter.rows(self.conn, sql.FLAGGED_IN_RANGE, params, top)
+                # Ranges in id order, each its first ``limit`` by id: the first ``limit`` overall.
+                rows = [_fact(r) for part in parts for r in part][:keep]
+                self._remember_answer("flagged", snap, key, rows)
+                return list(rows)
         cond = F.freshness.in_(wanted) & F.superseded_by.is_null() & F.retracted_at.is_null()
         if subject:
             cond = cond & (F.subject == subject)

@@ -216,3 +216,24 @@ def test_an_interrupted_call_stops_the_workers_too(tmp_path: Path) -> None:
         == _plain_counts(store).current  # the worker goes on serving after an interrupt
     scanner.close()
     store.close()
+
+
+@pytest.mark.parametrize("parts", [2, 3])
+def test_split_changes_and_flagged_equal_the_unsplit_ones(tmp_path: Path, parts: int) -> None:
+    path = tmp_path / "m.db"
+    writer, clock = _varied(path)
+    writer.close()
+    store = Store.open(str(path), readonly=True, clock=clock)
+    split = Store.open(str(path), readonly=True, clock=clock)
+    split.split_scans(parts=parts, split_from=0)
+    for since, subject in [("2026-01-01", None), ("2026-03-04", None), ("2026-03-06T12:00", None),
+                           ("2026-01-01", "subject:3"), ("2027-01-01", None)]:
+        assert split.diff(since, subject) == store.diff(since, subject), (since, subject)
+    assert split.diff("2026-01-01").revised and split.diff("2026-01-01").retracted
+    for freshness in (None, "stale", "unresolved"):
+        for limit in (None, 0, 1, 3, 500, -1):
+            want = store.flagged(freshness=freshness, limit=limit)
+            assert split.flagged(freshness=freshness, limit=limit) == want, (freshness, limit)
+    assert len(store.flagged()) > 3
+    split.close()
+    store.close()
