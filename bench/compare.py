@@ -8,9 +8,10 @@ absolute times on a noisy machine are only context.
 
 The base is a ``git worktree`` of ``--base`` (default: the commit before issue #9) in a temp
 folder, removed afterwards. The child imports ``memharness_tui`` from the side's folder
-(``MEMHARNESS_BENCH_CODE``), with the same interpreter and packages. The base code predates
-the SQLite driver choice and ran on the standard library's sqlite3, so its children run
-with ``pysqlite3`` hidden — exactly what a user of that code had.
+(``MEMHARNESS_BENCH_CODE``), with the same interpreter and packages. A base from before the
+SQLite driver choice (no ``store/driver.py``, e.g. the default) ran on the standard
+library's sqlite3, so its children run with ``pysqlite3`` hidden — exactly what a user of
+that code had; a later base picks its driver itself.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ HIDE_ENV = "MEMHARNESS_BENCH_HIDE_PYSQLITE3"
 def code_dir() -> Path:
     """The folder whose ``memharness_tui`` a benchmark (child) imports; put it on sys.path.
 
-    Call before importing ``memharness_tui``. In a base-side child (and any process it
-    starts) ``pysqlite3`` is made unimportable, as it was for that code's users.
+    Call before importing ``memharness_tui``. In the child of a base from before pysqlite3
+    (and any process it starts) ``pysqlite3`` is made unimportable, as it was for its users.
     """
     if os.environ.get(HIDE_ENV) == "1":
         sys.modules["pysqlite3"] = None  # type: ignore[assignment]  # import now fails
@@ -107,7 +108,10 @@ def emit(result: dict) -> None:
 def sides_for(args: argparse.Namespace, base_path: Path | None) -> list[Side]:
     sides: list[Side] = []
     if base_path is not None:
-        sides.append(Side(f"base {args.base}", base_path, hide_pysqlite3=True))
+        # Code from before pysqlite3 was adopted (no store/driver.py) ran on the standard
+        # library's SQLite; code after it picks pysqlite3 itself, as its users' does.
+        chooses = (base_path / "memharness_tui" / "store" / "driver.py").exists()
+        sides.append(Side(f"base {args.base}", base_path, hide_pysqlite3=not chooses))
     sides.append(Side("new", REPO))
     if getattr(args, "sqlite", None) == "both":
         sides.append(Side("new, stdlib sqlite3", REPO, env=(("MEMHARNESS_SQLITE", "stdlib"),)))
