@@ -43,7 +43,11 @@ from seed import seed_store  # noqa: E402
 
 code_dir()  # this checkout, or the base commit's worktree in a comparison child
 from memharness_tui.store import Store  # noqa: E402
-from memharness_tui.store.store import _fts_phrases  # noqa: E402
+
+try:  # where the recall lives (its own module since the store was split up)
+    from memharness_tui.store.recall import _fts_phrases  # noqa: E402
+except ImportError:
+    from memharness_tui.store.store import _fts_phrases  # noqa: E402
 
 REFERENCE_P95_MS = 3.4
 SHAPES = ("two-term keyword", "keyword + subject", "subject only", "as_of + keyword")

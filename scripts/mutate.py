@@ -39,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 STORE = "memharness_tui/store/store.py"
+RECALL = "memharness_tui/store/recall.py"
 CHECKS = "memharness_tui/store/validation.py"
 SQL = "memharness_tui/store/sql.py"
 TIMEUTIL = "memharness_tui/store/timeutil.py"
@@ -95,32 +96,32 @@ class Mutation:
 M = Mutation
 MUTATIONS: list[Mutation] = [
     # --- store/: recall text handling --------------------------------------------------
-    M("store.fts-no-quoting", STORE,
+    M("store.fts-no-quoting", RECALL,
       """return ['"' + t.replace('"', '""') + '"' for t in js_split(query)]""",
       "return js_split(query)",
       "query tokens reach FTS5 unquoted: NOT, col:, NEAR, * become syntax",
       tests=(VALIDATION,)),
-    M("store.fts-quotes-not-doubled", STORE,
+    M("store.fts-quotes-not-doubled", RECALL,
       """'"' + t.replace('"', '""') + '"'""", """'"' + t + '"'""",
       "a double quote inside a token ends the phrase early", tests=(VALIDATION,)),
-    M("store.fts-no-or-retry", STORE,
+    M("store.fts-no-or-retry", RECALL,
       "if len(phrases) > 1:\n                matches.append",
       "if False:\n                matches.append",
       "a multi-word query whose words are not all in one fact falls back to substring search",
       tests=(VALIDATION,)),
-    M("store.like-no-underscore-escape", STORE,
+    M("store.like-no-underscore-escape", RECALL,
       """.replace("_", "\\\\_")""", "",
       "_ in a fallback query matches any character"),
-    M("store.like-no-backslash-escape", STORE,
+    M("store.like-no-backslash-escape", RECALL,
       """query.replace("\\\\", "\\\\\\\\")""", "query",
       "a backslash in a fallback query escapes the next character"),
-    M("store.recall-budget-boundary", STORE,
+    M("store.recall-budget-boundary", RECALL,
       "if cost > budget:", "if cost >= budget:",
       "a fact that exactly fills max_tokens is dropped"),
-    M("store.reinforce-in-as-of", STORE,
+    M("store.reinforce-in-as-of", RECALL,
       "if reinforce and asof is None and facts:", "if reinforce and facts:",
       "a time-travel recall with reinforce writes last_accessed_at"),
-    M("store.tokens-divisor", STORE,
+    M("store.tokens-divisor", RECALL,
       "// 2 / 4)", "// 2 / 3)",
       "token estimate uses the wrong divisor"),
     M("store.effective-now-min", STORE,

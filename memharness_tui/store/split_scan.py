@@ -24,7 +24,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from . import sql
 from .driver import sqlite3
+from .rows import StoreParts
 
 #: Tables with fewer rows than this are scanned in one piece (~20 ms: handing work to
 #: another thread would only add to it).
@@ -135,3 +137,50 @@ class SplitScanner:
         for f in [pool.submit(release) for _ in range(self.parts - 1)]:
             f.result()
         pool.shutdown(wait=True)
+
+
+class SplitScans(StoreParts):
+    """The Store side: which connection scans how (a memory map or not, split or not)."""
+
+    def without_memory_map(self) -> None:
+        """Read this store's file without a memory map (``PRAGMA mmap_size = 0``).
+
+        For a connection that mostly scans (header counts, subjects, changes): a scan of a
+        mapped file keeps every page it touched in the process's resident set (up to the
+        256 MB map per connection), while unmapped reads go through SQLite's small page
+        cache. Scans measured no slower this way; the file is unchanged.
+        """
+        self._no_mmap = True
+        self._db.map_bytes = 0
+        if not self._fresh_pending:
+            self.conn.execute("PRAGMA mmap_size = 0")
+
+    def split_scans(self, parts: int | None = None, split_from: int = SPLIT_FROM_ROWS,
+                    pause: Callable[[], bool] | None = None) -> None:
+        """Run the whole-table scans (header counts, subjects, changes, the empty-query and
+        LIKE recalls) as one id range per core, each on its own connection (store/split_scan.py);
+        answers are unchanged. ``parts`` defaults to min(2, cores); the extra ranges
+        give way while ``pause()`` is true (a search is running)."""
+        if self._splitter is None and self.on_disk:
+            self._splitter = SplitScanner(self._db.connection, self._db.close, parts=parts,
+                                          split_from=split_from, pause=pause)
+
+    @property
+    def interrupt_check(self) -> Callable[[], bool] | None:
+        """What the split scans' worker threads ask to know that the call they serve was
+        cancelled (the gateway sets it around a search; the caller's own connection is
+        interrupted directly)."""
+        return self._splitter.interrupted if self._splitter is not None else None
+
+    @interrupt_check.setter
+    def interrupt_check(self, check: Callable[[], bool] | None) -> None:
+        if self._splitter is not None:
+            self._splitter.interrupted = check
+
+    def _scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
+        """Rows of a whole-table scan: split by id range when ``split_scans`` is on."""
+        conn = self.conn
+        if self._splitter is None:
+            return [conn.execute(whole, params).fetchall()]
+        top = int(conn.execute(sql.MAX_ID).fetchone()[0])
+        return list(self._splitter.rows(conn, ranged, params, top))

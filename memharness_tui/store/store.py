@@ -1,18 +1,21 @@
-"""The Store: the one way the app and the CLI read and write a memharness database."""
+"""The Store: the one way the app and the CLI read and write a memharness database.
+
+This module holds its lifecycle, the write path and the staleness writer; its reads live
+beside it: ``recall.py`` (SPEC §7), ``browse.py`` (a fact, changes, stats, counts, subjects,
+pages, the flagged list), ``split_scan.py`` (whole-table scans split across cores) and
+``remembered.py`` (answers remembered per snapshot).
+"""
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
-import math
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, TypeVar
-
-from peewee import SQL, fn
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from . import sql
+from .browse import BrowseReads
 from .clock import Clock, SystemClock
 from .db import (
     MemharnessDatabase,
@@ -29,31 +32,17 @@ from .errors import (
     NotFound,
     ReadOnlyError,
     ReadOnlyFile,
-    StoreOpenError,
     show_path,
     translate_sqlite,
 )
 from .models import bound_model
+from .recall import RecallReads
+from .remembered import RememberedReads
+from .rows import _fact, _guarded, _successors
 from .schema import SCHEMA_VERSION
-from .split_scan import SPLIT_FROM_ROWS, SplitScanner
-from .timeutil import js_split, js_trim, normalize_iso
-from .types import (
-    FACT_COLUMNS,
-    FRESHNESS_FILTERS,
-    FRESHNESS_VALUES,
-    DiffResult,
-    Fact,
-    RankingSettings,
-    RecallResult,
-    RevisedPair,
-    StalenessTarget,
-    StalenessUpdate,
-    StatsResult,
-    StoreCounts,
-    SubjectCount,
-    SubjectSummary,
-    WhyResult,
-)
+from .split_scan import SplitScanner, SplitScans
+from .timeutil import js_trim, normalize_iso
+from .types import FRESHNESS_VALUES, Fact, RankingSettings, StalenessTarget, StalenessUpdate
 from .validation import (
     check_confidence,
     check_id,
@@ -61,65 +50,10 @@ from .validation import (
     check_kind,
     check_pin,
     check_positive_int,
-    check_query,
     check_str,
     no_surrogates,
     require_text,
 )
-
-_NCOLS = len(FACT_COLUMNS)
-
-
-def _fact(row: Sequence[Any], score: float | None = None) -> Fact:
-    return Fact(*row[:_NCOLS], score=score)
-
-
-def _fts_phrases(query: str) -> list[str]:
-    """Each whitespace token as a quoted FTS5 phrase (inner quotes doubled): never a syntax error."""
-    return ['"' + t.replace('"', '""') + '"' for t in js_split(query)]
-
-
-def _like_pattern(query: str) -> str:
-    escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-def _chain_loop(fact_id: int) -> StoreOpenError:
-    """A superseded_by cycle can only come from a damaged file; never loop on it."""
-    return StoreOpenError(f"the supersession chain loops at #{fact_id}; the file is damaged")
-
-
-def _successors(conn: sqlite3.Connection, fact: Fact, seen: set[int]) -> list[Fact]:
-    """The rows that superseded ``fact``, nearest first (``seen`` guards against loops)."""
-    out: list[Fact] = []
-    cursor = fact
-    while cursor.superseded_by is not None:
-        nxt = conn.execute(sql.GET_FACT, (cursor.superseded_by,)).fetchone()
-        if nxt is None:
-            break
-        cursor = _fact(nxt)
-        if cursor.id in seen:
-            raise _chain_loop(cursor.id)
-        seen.add(cursor.id)
-        out.append(cursor)
-    return out
-
-
-def _sqlite_order(value: Any) -> tuple[int, Any]:
-    """A sort key that orders mixed values as SQLite does: NULL, numbers, text, blobs."""
-    if value is None:
-        return (0, 0)
-    if isinstance(value, int | float):
-        return (1, value)
-    if isinstance(value, str):
-        return (2, value)
-    return (3, bytes(value))
-
-
-def _copied(d: DiffResult) -> DiffResult:
-    """A remembered diff with fresh lists (callers may filter or extend theirs)."""
-    return DiffResult(since=d.since, learned=list(d.learned), revised=list(d.revised),
-                      retracted=list(d.retracted))
 
 
 def _insert(conn: sqlite3.Connection, **row: Any) -> int:
@@ -134,33 +68,6 @@ def _empty(path: str) -> bool:
         return False
 
 
-def estimate_tokens(text: str) -> int:
-    """ceil(length / 4), length in UTF-16 code units as JavaScript counts it."""
-    return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
-
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _guarded(*, writing: bool) -> Callable[[_F], _F]:
-    """Store methods: known SQLite failures become one-sentence errors (errors.translate_sqlite).
-
-    Also picks up a file another process created while this store was still fresh.
-    """
-
-    def deco(fn: _F) -> _F:
-        @functools.wraps(fn)
-        def wrapper(self: Store, *args: Any, **kwargs: Any) -> Any:
-            with translate_sqlite(self.path, writing=writing):
-                if self._fresh_pending:
-                    self._adopt_if_created()
-                return fn(self, *args, **kwargs)
-
-        return wrapper  # type: ignore[return-value]
-
-    return deco
-
-
 class _Inherit:
     """Marker for downgrade arguments that default to the old row's own value."""
 
@@ -171,7 +78,7 @@ class _Inherit:
 INHERIT: Any = _Inherit()
 
 
-class Store:
+class Store(RecallReads, BrowseReads, SplitScans, RememberedReads):
     """A memharness store on one SQLite file. Use one Store per thread.
 
     A fresh file (absent, or an empty SQLite file) is not touched by opening it: reads
@@ -378,41 +285,6 @@ class Store:
         row = self.conn.execute(sql.MAX_TX_AT).fetchone()
         newest = row[0] if row else None
         return newest if newest is not None and newest > clock_now else clock_now
-
-    # --- remembered answers of the scanning reads ---------------------------------------
-
-    def _snapshot(self) -> tuple[int, int, int]:
-        """What this connection can see, as a key that moves whenever that may have changed.
-
-        ``PRAGMA data_version`` moves when another connection (another process, or another
-        Store on the same file) commits; ``total_changes`` counts every row this connection
-        itself changed (raw SQL on ``store.conn`` included, rolled back or not). Both are
-        cheap, so a header refresh with nothing new costs two pragmas instead of a table scan.
-        """
-        conn = self.conn
-        version = int(conn.execute(sql.DATA_VERSION).fetchone()[0])
-        return id(conn), version, int(conn.total_changes)
-
-    def _recalled(self, name: str, args: Any, now: str | None = None) -> tuple[bool, Any, Any]:
-        """(hit, answer, snapshot) for a remembered answer of ``name`` with these ``args``.
-
-        A "now"-dependent answer (``now`` given) was computed at some instant t and holds for
-        every now' with t <= now' < the earliest future valid_from it saw (nothing became
-        current in between) — so it is reused exactly, never approximately.
-        """
-        snap = self._snapshot()
-        held = self._memo.get(name)
-        if held is None or held[0] != snap or held[1] != args:
-            return False, None, snap
-        if now is not None:
-            t, until = held[3], held[4]
-            if now < t or (until is not None and now >= until):
-                return False, None, snap
-        return True, held[2], snap
-
-    def _remember_answer(self, name: str, snap: Any, args: Any, answer: Any,
-                         now: str | None = None, until: str | None = None) -> None:
-        self._memo[name] = (snap, args, answer, now, until)
 
     # --- writes ----------------------------------------------------------------------
 
@@ -660,470 +532,6 @@ class Store:
         with self._write() as conn:
             ids = sorted(int(r[0]) for r in conn.execute(stmt, params).fetchall())
         return len(ids), ids
-
-    # --- recall ----------------------------------------------------------------------
-
-    @_guarded(writing=False)
-    def recall(
-        self,
-        query: str = "",
-        *,
-        subject: str = "",
-        kind: str | None = None,
-        as_of: str | None = None,
-        limit: int = 8,
-        max_tokens: int | None = None,
-        freshness: str | None = None,
-        reinforce: bool = False,
-    ) -> RecallResult:
-        """The agent's view (SPEC §7), ranked in SQL. Never writes unless ``reinforce``."""
-        query = check_query(query)
-        subject = js_trim(check_str(subject if subject is not None else "", "subject"))
-        limit = check_positive_int(limit, "limit")
-        if max_tokens is not None:
-            max_tokens = check_positive_int(max_tokens, "max_tokens")
-        if freshness is not None and freshness not in FRESHNESS_FILTERS:
-            raise InvalidInput(
-                f"freshness must be one of {', '.join(FRESHNESS_FILTERS)}, got {freshness!r}"
-            )
-        if reinforce:
-            self._writable()
-        asof = normalize_iso(as_of, "as_of") if as_of is not None else None
-        knd = check_kind(kind) if kind is not None else None
-
-        r = self.ranking
-        filters = [sql.AS_OF_FILTER if asof is not None else sql.CURRENT_FILTER]
-        params: dict[str, Any] = {
-            # SPEC §7: in as_of mode "now" (decay only) is the clock's now, not T.
-            "now": self.clock.now() if asof is not None else self._effective_now(self.clock.now()),
-            "hl_semantic": r.half_life_days,
-            "hl_episodic": r.kind_half_life_days.get("episodic", r.half_life_days),
-            "hl_procedural": r.kind_half_life_days.get("procedural", r.half_life_days),
-            "importance_weight": r.importance_weight,
-            "importance_hl_weight": r.importance_half_life_weight,
-            "min_hl_factor": r.min_half_life_factor,
-            "stale_weight": r.stale_weight,
-            "unresolved_weight": r.unresolved_weight,
-            "limit": limit,
-        }
-        if asof is not None:
-            params["as_of"] = asof
-        if subject:
-            filters.append(sql.SUBJECT_FILTER)
-            params["subject"] = subject
-        if knd is not None:
-            filters.append(sql.KIND_FILTER)
-            params["kind"] = knd
-        if freshness == "unchecked":
-            filters.append(sql.UNCHECKED_FILTER)
-        elif freshness is not None:
-            filters.append(sql.FRESHNESS_FILTER)
-            params["freshness"] = freshness
-
-        conn = self.conn
-        used_fallback = False
-        rows: list[Any] = []
-        if query:
-            phrases = _fts_phrases(query)
-            matches = [" ".join(phrases)]
-            if len(phrases) > 1:
-                matches.append(" OR ".join(phrases))
-            fts_sql = sql.recall_query(fts=True, filters=filters)
-            fts_params = {**params, "rrf_k": r.rrf_k, "cap": max(limit, r.candidate_cap)}
-            for match in matches:
-                try:
-                    rows = conn.execute(fts_sql, {**fts_params, "match": match}).fetchall()
-                except sqlite3.OperationalError:
-                    rows = []
-                if rows:
-                    break
-            if not rows:
-                used_fallback = True
-                rows = self._ranked_scan([*filters, sql.LIKE_FILTER],
-                                         {**params, "pattern": _like_pattern(query)})
-        else:
-            rows = self._ranked_scan(filters, params)
-
-        facts: list[Fact] = []
-        truncated = False
-        budget = max_tokens if max_tokens is not None else math.inf
-        for row in rows:
-            f = _fact(row, score=row[-1])
-            cost = estimate_tokens(" ".join(x for x in (f.subject, f.predicate, f.fact) if x))
-            if cost > budget:
-                truncated = True
-                break
-            budget -= cost
-            facts.append(f)
-
-        if reinforce and asof is None and facts:
-            ids = json.dumps([f.id for f in facts])
-            with self._write() as conn:
-                conn.execute(sql.REINFORCE_ACCESS, (self.clock.now(), ids))
-        return RecallResult(facts=facts, as_of=asof, truncated=truncated, used_fallback=used_fallback)
-
-    # --- reads -----------------------------------------------------------------------
-
-    @_guarded(writing=False)
-    def get(self, fact_id: int) -> Fact:
-        fid = check_id(fact_id)
-        row = self.conn.execute(sql.GET_FACT, (fid,)).fetchone()
-        if row is None:
-            raise NotFound(f"no fact #{fid}")
-        return _fact(row)
-
-    @_guarded(writing=False)
-    def why(self, fact_id: int) -> WhyResult:
-        """The fact, the rows it superseded (nearest first) and the rows that superseded it."""
-        fact = self.get(fact_id)
-        conn = self.conn
-        seen = {fact.id}
-        ancestors: list[Fact] = []
-        prev = conn.execute(sql.GET_PREDECESSOR, (fact.id,)).fetchone()
-        while prev is not None:
-            if prev[0] in seen:
-                raise _chain_loop(prev[0])
-            seen.add(prev[0])
-            ancestors.append(_fact(prev))
-            prev = conn.execute(sql.GET_PREDECESSOR, (prev[0],)).fetchone()
-        descendants = _successors(conn, fact, seen)
-        return WhyResult(fact=fact, ancestors=ancestors, descendants=descendants)
-
-    @_guarded(writing=False)
-    def diff(self, since: str, subject: str | None = None) -> DiffResult:
-        """What was learned, revised (by world time) and retracted since ``since``."""
-        since_ts = normalize_iso(since, "since")
-        subj = js_trim(check_str(subject, "subject")) if subject is not None else ""
-        params = {"since": since_ts, "subject": subj or None}
-        conn = self.conn
-        key = (since_ts, params["subject"])
-        hit, answer, snap = self._recalled("diff", key)
-        if hit:
-            return _copied(answer)
-        learned = [_fact(r) for r in conn.execute(sql.DIFF_LEARNED, params)]
-        # One scan for both unindexed halves, ordered here exactly as SQLite orders them.
-        olds: list[Fact] = []
-        retracted: list[Fact] = []
-        for part in self._scan_ranges(sql.DIFF_REVISED_OR_RETRACTED_IN_RANGE,
-                                      sql.DIFF_REVISED_OR_RETRACTED, params):
-            for r in part:
-                f = _fact(r)
-                if r[_NCOLS]:
-                    olds.append(f)
-                if r[_NCOLS + 1]:
-                    retracted.append(f)
-        olds.sort(key=lambda f: (_sqlite_order(f.valid_to), f.id))
-        retracted.sort(key=lambda f: (_sqlite_order(f.retracted_at), f.id))
-        revised: list[RevisedPair] = []
-        for old in olds:
-            succ = conn.execute(sql.GET_FACT, (old.superseded_by,)).fetchone()
-            revised.append(RevisedPair(old=old, new=_fact(succ) if succ is not None else None))
-        result = DiffResult(since=since_ts, learned=learned, revised=revised, retracted=retracted)
-        self._remember_answer("diff", snap, key, result)
-        return _copied(result)
-
-    @_guarded(writing=False)
-    def stats(self) -> StatsResult:
-        """Totals and the top 10 subjects by current beliefs (consumes one timestamp)."""
-        now = self._effective_now(self.clock.now())
-        conn = self.conn
-        total = conn.execute(sql.STATS_TOTAL).fetchone()[0]
-        current = conn.execute(sql.STATS_CURRENT, {"now": now}).fetchone()[0]
-        top = [
-            SubjectCount(subject=s, count=c)
-            for s, c in conn.execute(sql.STATS_TOP_SUBJECTS, {"now": now})
-        ]
-        return StatsResult(
-            db_path=self.path,
-            total_facts=int(total),
-            current_beliefs=int(current),
-            top_subjects=top,
-            schema_version=self.schema_version,
-        )
-
-    @_guarded(writing=False)
-    def check_integrity(self) -> None:
-        """FTS index consistency and foreign keys; raises on corruption."""
-        conn = self.conn
-        if not self.readonly:
-            conn.execute(sql.FTS_INTEGRITY_CHECK)
-        broken = conn.execute("PRAGMA foreign_key_check").fetchall()
-        if broken:
-            raise InvalidInput(f"foreign_key_check found {len(broken)} violation(s)")
-
-    # --- browsing (never writes, never consumes a timestamp) --------------------------
-
-    def _belief_clause(self, as_of: str | None) -> tuple[Any, str]:
-        """Peewee expression for "believed now" (or at as_of) and the instant used."""
-        F = self.Fact
-        if as_of is None:
-            now = self._effective_now(self.clock.peek())
-            return (
-                (F.valid_from <= now)
-                & F.valid_to.is_null()
-                & F.superseded_by.is_null()
-                & F.retracted_at.is_null()
-            ), now
-        t = normalize_iso(as_of, "as_of")
-        return (
-            (F.tx_at <= t)
-            & (F.valid_from <= t)
-            & (F.valid_to.is_null() | (F.valid_to > t))
-            & (F.retracted_at.is_null() | (F.retracted_at > t))
-        ), t
-
-    def without_memory_map(self) -> None:
-        """Read this store's file without a memory map (``PRAGMA mmap_size = 0``).
-
-        For a connection that mostly scans (header counts, subjects, changes): a scan of a
-        mapped file keeps every page it touched in the process's resident set (up to the
-        256 MB map per connection), while unmapped reads go through SQLite's small page
-        cache. Scans measured no slower this way; the file is unchanged.
-        """
-        self._no_mmap = True
-        self._db.map_bytes = 0
-        if not self._fresh_pending:
-            self.conn.execute("PRAGMA mmap_size = 0")
-
-    def split_scans(self, parts: int | None = None, split_from: int = SPLIT_FROM_ROWS,
-                    pause: Callable[[], bool] | None = None) -> None:
-        """Run the whole-table scans (header counts, subjects, changes, the empty-query and
-        LIKE recalls) as one id range per core, each on its own connection (store/split_scan.py);
-        answers are unchanged. ``parts`` defaults to min(2, cores); the extra ranges
-        give way while ``pause()`` is true (a search is running)."""
-        if self._splitter is None and self.on_disk:
-            self._splitter = SplitScanner(self._db.connection, self._db.close, parts=parts,
-                                          split_from=split_from, pause=pause)
-
-    @property
-    def interrupt_check(self) -> Callable[[], bool] | None:
-        """What the split scans' worker threads ask to know that the call they serve was
-        cancelled (the gateway sets it around a search; the caller's own connection is
-        interrupted directly)."""
-        return self._splitter.interrupted if self._splitter is not None else None
-
-    @interrupt_check.setter
-    def interrupt_check(self, check: Callable[[], bool] | None) -> None:
-        if self._splitter is not None:
-            self._splitter.interrupted = check
-
-    def _ranked_scan(self, filters: list[str], params: dict[str, Any]) -> list[Any]:
-        """Rows of the scanning recall query (the empty query, the LIKE fallback). Split:
-        each id range ranks its own best ``limit`` ids, and the one query ranks their union —
-        the overall best are among them, so rows and order are the unsplit query's."""
-        conn = self.conn
-        splitter = self._splitter
-        if splitter is not None:
-            top = int(conn.execute(sql.MAX_ID).fetchone()[0])
-            if splitter.splits(top):
-                ranged = sql.ranked_ids_query([*filters, sql.IN_RANGE])
-                ids = [i for part in splitter.rows(conn, ranged, params, top) for (i,) in part]
-                filters = [*filters, sql.AMONG_IDS]
-                params = {**params, "ids": json.dumps(ids)}
-        return conn.execute(sql.recall_query(fts=False, filters=filters), params).fetchall()
-
-    def _scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
-        """Rows of a whole-table scan: split by id range when ``split_scans`` is on."""
-        conn = self.conn
-        if self._splitter is None:
-            return [conn.execute(whole, params).fetchall()]
-        top = int(conn.execute(sql.MAX_ID).fetchone()[0])
-        return list(self._splitter.rows(conn, ranged, params, top))
-
-    @_guarded(writing=False)
-    def largest_id(self) -> int:
-        """The largest fact id (0 when empty)."""
-        return int(self.conn.execute(sql.MAX_ID).fetchone()[0])
-
-    @_guarded(writing=False)
-    def data_version(self) -> int:
-        """SQLite's ``PRAGMA data_version``: moves when *another* connection commits."""
-        return int(self.conn.execute(sql.DATA_VERSION).fetchone()[0])
-
-    @_guarded(writing=False)
-    def counts(self) -> StoreCounts:
-        """Header counts. Remembered until the file changes (see ``_snapshot``), so repeated
-        refreshes are free; a change costs one scan of the current rows (~0.15 s at 1M)."""
-        now = self._effective_now(self.clock.peek())
-        hit, answer, snap = self._recalled("counts", None, now)
-        if hit:
-            return answer  # type: ignore[no-any-return]
-        conn = self.conn
-        total = conn.execute(sql.STATS_TOTAL).fetchone()[0]
-        current, until = 0, None
-        for [(n, soonest)] in self._scan_ranges(sql.COUNT_CURRENT_IN_RANGE, sql.COUNT_CURRENT,
-                                                {"now": now}):
-            current += int(n)
-            if soonest is not None and (until is None or soonest < until):
-                until = soonest
-        pinned, stale, unresolved = conn.execute(sql.COUNT_PINNED).fetchone()
-        counts = StoreCounts(
-            total=int(total),
-            current=int(current),
-            pinned=int(pinned),
-            stale=int(stale),
-            unresolved=int(unresolved),
-        )
-        self._remember_answer("counts", snap, None, counts, now, until)
-        return counts
-
-    @_guarded(writing=False)
-    def subjects(self, as_of: str | None = None) -> list[SubjectSummary]:
-        """Every subject with its believed (now or at as_of) and total row counts.
-
-        The current view (no ``as_of``) is remembered like ``counts``.
-        """
-        if as_of is None:
-            return list(self._current_subjects())
-        F = self.Fact
-        belief, t = self._belief_clause(as_of)
-        scope = F.tx_at <= t if as_of is not None else True
-        query = (
-            F.select(
-                F.subject,
-                fn.SUM(belief).alias("cur"),
-                fn.COUNT(F.id).alias("tot"),
-            )
-            .where(scope)
-            .group_by(F.subject)
-            .order_by(F.subject)
-            .tuples()
-        )
-        return [SubjectSummary(subject=s, current=int(c or 0), total=int(n)) for s, c, n in query]
-
-    def _current_subjects(self) -> list[SubjectSummary]:
-        now = self._effective_now(self.clock.peek())
-        hit, answer, snap = self._recalled("subjects", None, now)
-        if hit:
-            return answer  # type: ignore[no-any-return]
-        conn = self.conn
-        not_current: dict[str, int] = {}
-        until: str | None = None
-        for part in self._scan_ranges(sql.SUBJECT_NOT_CURRENT_IN_RANGE, sql.SUBJECT_NOT_CURRENT,
-                                      {"now": now}):
-            for subject, n, soonest in part:
-                not_current[subject] = not_current.get(subject, 0) + int(n)
-                if soonest is not None and (until is None or soonest < until):
-                    until = soonest
-        out = [
-            SubjectSummary(subject=s, current=int(n) - not_current.get(s, 0), total=int(n))
-            for s, n in conn.execute(sql.SUBJECT_TOTALS)
-        ]
-        self._remember_answer("subjects", snap, None, out, now, until)
-        return out
-
-    @_guarded(writing=False)
-    def list_facts(
-        self,
-        subject: str | None = None,
-        *,
-        include_history: bool = False,
-        as_of: str | None = None,
-        freshness: str | None = None,
-        ids: Iterable[int] | None = None,
-        offset: int = 0,
-        limit: int = 100,
-    ) -> list[Fact]:
-        """Rows for browsing: believed ones first (newest first), then history if asked."""
-        F = self.Fact
-        belief, t = self._belief_clause(as_of)
-        cond: Any = True
-        if subject is not None:
-            subject = check_str(subject, "subject")
-            cond = F.subject == subject
-            if ids is None and not include_history and freshness in (None, *FRESHNESS_FILTERS):
-                walked = self._newest_of_big_subject(subject, t, as_of is not None,
-                                                     freshness, offset, limit)
-                if walked is not None:
-                    return walked
-        if ids is not None:
-            # One JSON parameter, not one per id: SQLite allows at most 32,766 variables.
-            wanted = json.dumps([check_id(i) for i in ids])
-            cond = cond & F.id.in_(SQL("(SELECT value FROM json_each(?))", [wanted]))
-        if freshness == "unchecked":
-            cond = cond & F.freshness.is_null()
-        elif freshness is not None:
-            if freshness not in FRESHNESS_VALUES:
-                raise InvalidInput(f"freshness must be one of {', '.join(FRESHNESS_FILTERS)}")
-            cond = cond & (F.freshness == freshness)
-        if include_history:
-            if as_of is not None:
-                cond = cond & (F.tx_at <= t)
-            order = [belief.desc(), F.tx_at.desc(), F.id.desc()]
-        else:
-            cond = cond & belief
-            order = [F.tx_at.desc(), F.id.desc()]
-        fields = [getattr(F, c) for c in FACT_COLUMNS]
-        query = F.select(*fields).where(cond).order_by(*order).offset(offset).limit(limit)
-        return [_fact(r) for r in query.tuples()]
-
-    def _newest_of_big_subject(self, subject: str, t: str, as_of: bool, freshness: str | None,
-                               offset: int, limit: int) -> list[Fact] | None:
-        """A big subject's believed rows, newest first, by walking ``idx_facts_tx`` backwards.
-
-        SQLite otherwise reads every row of the subject through ``idx_facts_subject`` and sorts
-        them (53 ms CPU, >1 s wall on a busy machine, for a 32k-row subject at 1M) to keep the
-        newest 200; the walk stops after them (~2 ms). For a small subject the walk would
-        pass most of the table, so it is taken only when the subject's rows are dense enough
-        (n² > wanted × all rows). Same WHERE, same total order: the same rows either way.
-        None: not worth it, use the general query.
-        """
-        if offset < 0 or limit < 0:
-            return None
-        conn = self.conn
-        n = conn.execute(sql.COUNT_SUBJECT, (subject,)).fetchone()[0]
-        if n * n <= (offset + limit) * max(1, self.largest_id()):
-            return None
-        filters = [sql.AS_OF_FILTER if as_of else sql.CURRENT_FILTER]
-        if freshness == "unchecked":
-            filters.append(sql.UNCHECKED_FILTER)
-        elif freshness is not None:
-            filters.append(sql.FRESHNESS_FILTER)
-        params = {"subject": subject, "as_of": t, "now": t, "freshness": freshness,
-                  "offset": offset, "limit": limit}
-        rows = conn.execute(sql.newest_of_subject(filters), params)
-        return [_fact(r) for r in rows]
-
-    @_guarded(writing=False)
-    def flagged(
-        self,
-        *,
-        freshness: str | None = None,
-        subject: str | None = None,
-        limit: int | None = None,
-    ) -> list[Fact]:
-        """Live rows whose last staleness verdict was stale or unresolved, by id."""
-        F = self.Fact
-        wanted = [freshness] if freshness else ["stale", "unresolved"]
-        for w in wanted:
-            if w not in ("stale", "unresolved"):
-                raise InvalidInput(f"freshness must be stale or unresolved, got {w!r}")
-        subject = check_str(subject, "subject") if subject else None
-        key = (tuple(wanted), subject, limit)
-        hit, answer, snap = self._recalled("flagged", key)
-        if hit:
-            return list(answer)
-        if not subject and self._splitter is not None:
-            top = int(self.conn.execute(sql.MAX_ID).fetchone()[0])
-            if self._splitter.splits(top):
-                keep = None if limit is None or limit < 0 else limit  # SQLite: LIMIT -n is none
-                params = {"first": wanted[0], "second": wanted[-1],
-                          "limit": -1 if keep is None else keep}
-                parts = self._splitter.rows(self.conn, sql.FLAGGED_IN_RANGE, params, top)
-                # Ranges in id order, each its first ``limit`` by id: the first ``limit`` overall.
-                rows = [_fact(r) for part in parts for r in part][:keep]
-                self._remember_answer("flagged", snap, key, rows)
-                return list(rows)
-        cond = F.freshness.in_(wanted) & F.superseded_by.is_null() & F.retracted_at.is_null()
-        if subject:
-            cond = cond & (F.subject == subject)
-        fields = [getattr(F, c) for c in FACT_COLUMNS]
-        query = F.select(*fields).where(cond).order_by(F.id)
-        if limit is not None:
-            query = query.limit(limit)
-        rows = [_fact(r) for r in query.tuples()]
-        self._remember_answer("flagged", snap, key, rows)
-        return list(rows)
 
     # --- the staleness writer (the only code that writes freshness / checked_*) -------
 

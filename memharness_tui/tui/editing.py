@@ -58,13 +58,13 @@ def _number_or_text(raw: str) -> float | str:
 
 def parse_confidence(raw: str) -> float:
     """Validated by the Store's own rule, so the form and the store can never disagree."""
-    from memharness_tui.store.store import check_confidence
+    from memharness_tui.store.validation import check_confidence
 
     return check_confidence(_number_or_text(raw))
 
 
 def parse_importance(raw: str) -> int:
-    from memharness_tui.store.store import check_importance
+    from memharness_tui.store.validation import check_importance
 
     return check_importance(_number_or_text(raw))
 

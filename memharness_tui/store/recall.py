@@ -1,0 +1,148 @@
+"""Recall (SPEC §7): the agent's view, ranked exactly as the reference ranks it."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from . import sql
+from .driver import sqlite3
+from .errors import InvalidInput
+from .rows import StoreParts, _fact, _guarded
+from .timeutil import js_split, js_trim, normalize_iso
+from .types import FRESHNESS_FILTERS, Fact, RecallResult
+from .validation import check_kind, check_positive_int, check_query, check_str
+
+
+def _fts_phrases(query: str) -> list[str]:
+    """Each whitespace token as a quoted FTS5 phrase (inner quotes doubled): never a syntax error."""
+    return ['"' + t.replace('"', '""') + '"' for t in js_split(query)]
+
+
+def _like_pattern(query: str) -> str:
+    escaped = query.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def estimate_tokens(text: str) -> int:
+    """ceil(length / 4), length in UTF-16 code units as JavaScript counts it."""
+    return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
+
+
+class RecallReads(StoreParts):
+    """``Store.recall`` and the split scan behind its scanning queries."""
+
+    @_guarded(writing=False)
+    def recall(
+        self,
+        query: str = "",
+        *,
+        subject: str = "",
+        kind: str | None = None,
+        as_of: str | None = None,
+        limit: int = 8,
+        max_tokens: int | None = None,
+        freshness: str | None = None,
+        reinforce: bool = False,
+    ) -> RecallResult:
+        """The agent's view (SPEC §7), ranked in SQL. Never writes unless ``reinforce``."""
+        query = check_query(query)
+        subject = js_trim(check_str(subject if subject is not None else "", "subject"))
+        limit = check_positive_int(limit, "limit")
+        if max_tokens is not None:
+            max_tokens = check_positive_int(max_tokens, "max_tokens")
+        if freshness is not None and freshness not in FRESHNESS_FILTERS:
+            raise InvalidInput(
+                f"freshness must be one of {', '.join(FRESHNESS_FILTERS)}, got {freshness!r}"
+            )
+        if reinforce:
+            self._writable()
+        asof = normalize_iso(as_of, "as_of") if as_of is not None else None
+        knd = check_kind(kind) if kind is not None else None
+
+        r = self.ranking
+        filters = [sql.AS_OF_FILTER if asof is not None else sql.CURRENT_FILTER]
+        params: dict[str, Any] = {
+            # SPEC §7: in as_of mode "now" (decay only) is the clock's now, not T.
+            "now": self.clock.now() if asof is not None else self._effective_now(self.clock.now()),
+            "hl_semantic": r.half_life_days,
+            "hl_episodic": r.kind_half_life_days.get("episodic", r.half_life_days),
+            "hl_procedural": r.kind_half_life_days.get("procedural", r.half_life_days),
+            "importance_weight": r.importance_weight,
+            "importance_hl_weight": r.importance_half_life_weight,
+            "min_hl_factor": r.min_half_life_factor,
+            "stale_weight": r.stale_weight,
+            "unresolved_weight": r.unresolved_weight,
+            "limit": limit,
+        }
+        if asof is not None:
+            params["as_of"] = asof
+        if subject:
+            filters.append(sql.SUBJECT_FILTER)
+            params["subject"] = subject
+        if knd is not None:
+            filters.append(sql.KIND_FILTER)
+            params["kind"] = knd
+        if freshness == "unchecked":
+            filters.append(sql.UNCHECKED_FILTER)
+        elif freshness is not None:
+            filters.append(sql.FRESHNESS_FILTER)
+            params["freshness"] = freshness
+
+        conn = self.conn
+        used_fallback = False
+        rows: list[Any] = []
+        if query:
+            phrases = _fts_phrases(query)
+            matches = [" ".join(phrases)]
+            if len(phrases) > 1:
+                matches.append(" OR ".join(phrases))
+            fts_sql = sql.recall_query(fts=True, filters=filters)
+            fts_params = {**params, "rrf_k": r.rrf_k, "cap": max(limit, r.candidate_cap)}
+            for match in matches:
+                try:
+                    rows = conn.execute(fts_sql, {**fts_params, "match": match}).fetchall()
+                except sqlite3.OperationalError:
+                    rows = []
+                if rows:
+                    break
+            if not rows:
+                used_fallback = True
+                rows = self._ranked_scan([*filters, sql.LIKE_FILTER],
+                                         {**params, "pattern": _like_pattern(query)})
+        else:
+            rows = self._ranked_scan(filters, params)
+
+        facts: list[Fact] = []
+        truncated = False
+        budget = max_tokens if max_tokens is not None else math.inf
+        for row in rows:
+            f = _fact(row, score=row[-1])
+            cost = estimate_tokens(" ".join(x for x in (f.subject, f.predicate, f.fact) if x))
+            if cost > budget:
+                truncated = True
+                break
+            budget -= cost
+            facts.append(f)
+
+        if reinforce and asof is None and facts:
+            ids = json.dumps([f.id for f in facts])
+            with self._write() as conn:
+                conn.execute(sql.REINFORCE_ACCESS, (self.clock.now(), ids))
+        return RecallResult(facts=facts, as_of=asof, truncated=truncated, used_fallback=used_fallback)
+
+    def _ranked_scan(self, filters: list[str], params: dict[str, Any]) -> list[Any]:
+        """Rows of the scanning recall query (the empty query, the LIKE fallback). Split:
+        each id range ranks its own best ``limit`` ids, and the one query ranks their union —
+        the overall best are among them, so rows and order are the unsplit query's."""
+        conn = self.conn
+        splitter = self._splitter
+        if splitter is not None:
+            top = int(conn.execute(sql.MAX_ID).fetchone()[0])
+            if splitter.splits(top):
+                ranged = sql.ranked_ids_query([*filters, sql.IN_RANGE])
+                ids = [i for part in splitter.rows(conn, ranged, params, top) for (i,) in part]
+                filters = [*filters, sql.AMONG_IDS]
+                params = {**params, "ids": json.dumps(ids)}
+        return conn.execute(sql.recall_query(fts=False, filters=filters), params).fetchall()

@@ -1,0 +1,112 @@
+"""What the Store's modules share: a row as a Fact, SQLite's sort order, the supersession
+chain walk, and the decorator that turns SQLite failures into one-sentence errors."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from . import sql
+from .driver import sqlite3
+from .errors import StoreOpenError, translate_sqlite
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from .clock import Clock
+    from .split_scan import SplitScanner
+    from .types import RankingSettings
+
+from .types import FACT_COLUMNS, DiffResult, Fact
+
+_NCOLS = len(FACT_COLUMNS)
+
+
+def _fact(row: Sequence[Any], score: float | None = None) -> Fact:
+    return Fact(*row[:_NCOLS], score=score)
+
+
+def _chain_loop(fact_id: int) -> StoreOpenError:
+    """A superseded_by cycle can only come from a damaged file; never loop on it."""
+    return StoreOpenError(f"the supersession chain loops at #{fact_id}; the file is damaged")
+
+
+def _successors(conn: sqlite3.Connection, fact: Fact, seen: set[int]) -> list[Fact]:
+    """The rows that superseded ``fact``, nearest first (``seen`` guards against loops)."""
+    out: list[Fact] = []
+    cursor = fact
+    while cursor.superseded_by is not None:
+        nxt = conn.execute(sql.GET_FACT, (cursor.superseded_by,)).fetchone()
+        if nxt is None:
+            break
+        cursor = _fact(nxt)
+        if cursor.id in seen:
+            raise _chain_loop(cursor.id)
+        seen.add(cursor.id)
+        out.append(cursor)
+    return out
+
+
+def _sqlite_order(value: Any) -> tuple[int, Any]:
+    """A sort key that orders mixed values as SQLite does: NULL, numbers, text, blobs."""
+    if value is None:
+        return (0, 0)
+    if isinstance(value, int | float):
+        return (1, value)
+    if isinstance(value, str):
+        return (2, value)
+    return (3, bytes(value))
+
+
+def _copied(d: DiffResult) -> DiffResult:
+    """A remembered diff with fresh lists (callers may filter or extend theirs)."""
+    return DiffResult(since=d.since, learned=list(d.learned), revised=list(d.revised),
+                      retracted=list(d.retracted))
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _guarded(*, writing: bool) -> Callable[[_F], _F]:
+    """Store methods: known SQLite failures become one-sentence errors (errors.translate_sqlite).
+
+    Also picks up a file another process created while this store was still fresh.
+    """
+
+    def deco(fn: _F) -> _F:
+        @functools.wraps(fn)
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with translate_sqlite(self.path, writing=writing):
+                if self._fresh_pending:
+                    self._adopt_if_created()
+                return fn(self, *args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return deco
+
+
+class StoreParts:
+    """What the Store's parts (browse, recall, split_scan, remembered) use of one another:
+    declared for type checkers only; ``Store`` (store.py) defines each."""
+
+    if TYPE_CHECKING:
+        conn: sqlite3.Connection
+        clock: Clock
+        ranking: RankingSettings
+        path: str
+        readonly: bool
+        schema_version: int
+        Fact: Any
+        _db: Any
+        _memo: dict[str, tuple[Any, ...]]
+        _splitter: SplitScanner | None
+        _fresh_pending: bool
+        _no_mmap: bool
+        trust_clock: bool
+
+        def _effective_now(self, clock_now: str) -> str: ...
+        def _writable(self) -> None: ...
+        def _write(self, *, creates: bool = False) -> AbstractContextManager[sqlite3.Connection]:
+            ...
