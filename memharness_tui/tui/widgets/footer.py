@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.geometry import Size
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -132,6 +133,37 @@ class KeysFooter(Footer):
                 new.append(self._new_key(palette_spec, classes="-command-palette"))
             if new:
                 self.mount(*new, before=palette)
+        self._refresh_now([*plain, *([palette] if palette is not None else []), self])
+
+    def _refresh_now(self, widgets: list[Widget]) -> None:
+        """Hand the widgets' refresh requests to the screen now, as each one's idle handler
+        (``Widget._check_refresh``) would once it runs.
+
+        Those handlers run after the screen's next frame when a focus change starts it (a tab
+        switch shows its pane at once): the keys then cost a second layout and frame. Handed
+        over here, they are laid out and painted in that first frame.
+        """
+        screen = self.screen
+        layout = False
+        for widget in widgets:
+            if widget._layout_required:
+                widget._layout_required = False
+                layout = True
+                for ancestor in widget.ancestors:
+                    if not isinstance(ancestor, Widget):
+                        break
+                    ancestor._clear_arrangement_cache()
+                    ancestor._layout_updates += 1
+                    if not ancestor.styles.auto_dimensions:
+                        break
+            if widget._repaint_required:
+                widget._repaint_required = False
+                if widget.display:
+                    screen._dirty_widgets.add(widget)
+        if layout:
+            screen.refresh(repaint=False, layout=True)
+        else:
+            screen.check_idle()
 
     def _new_key(self, spec: KeySpec, classes: str = "") -> FooterKey:
         """The key ``Footer.compose`` would build (and ``compose`` below would adjust)."""
@@ -165,6 +197,21 @@ class KeysFooter(Footer):
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
                       layout: bool = True) -> bool:
         return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+    def _refresh_scrollbars(self) -> None:
+        """Show or hide the scrollbars as Textual does, without asking for another layout:
+        the footer's are ``scrollbar-size: 0 0`` (keys wider than the screen scroll it), so
+        showing one moves nothing. Textual asked for a second layout of the screen whenever
+        a tab's keys started or stopped overflowing."""
+        bars = [self, self._horizontal_scrollbar, self._vertical_scrollbar]
+        pending = [bar is not None and bar._layout_required for bar in bars]
+        super()._refresh_scrollbars()
+        if self.styles.scrollbar_size_horizontal or self.styles.scrollbar_size_vertical:
+            return  # restyled to take room: keep Textual's layout
+        bars = [self, self._horizontal_scrollbar, self._vertical_scrollbar]
+        for bar, was in zip(bars, pending, strict=True):
+            if bar is not None and not was:
+                bar._layout_required = False
 
 
 class _Key(FooterKey):
