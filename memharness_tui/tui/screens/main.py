@@ -233,8 +233,8 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
         """Put focus on the pane's main widget so its keys work at once."""
         if event.pane.id in MAIN_WIDGET:
             mounted = self._pane_ready(event.pane.id)  # a tab clicked before it was built
-            if mounted is not None:
-                await mounted
+            if mounted is not None and not all(c.is_mounted for c in event.pane.children):
+                await mounted  # (awaiting a finished mount lays the screen out again)
             self._focus_main(event.pane.id)
 
     def action_focus_search(self) -> None:
