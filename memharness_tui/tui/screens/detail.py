@@ -10,6 +10,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Header, Static, Tree
 
@@ -135,10 +136,24 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         else:
             self._load(self.fact_id, early)
 
-    def on_resize(self) -> None:
+    def _on_resize(self, event: events.Resize) -> None:
+        if self._laid_out_at(event.size):
+            # Screen's own handler lays this screen and the one under it out again; a new
+            # screen gets this Resize from its own first layout, at the size it just used.
+            event.stop()
+            event.prevent_default()
         self.query_one("#detail-body").set_class(self.size.width < NARROW, "narrow")
         if self.why is not None:  # node labels are fitted to the pane's width
             self.call_after_refresh(self._fill_chain)
+
+    def _laid_out_at(self, size: Size) -> bool:
+        """This screen and those drawn under it are laid out at ``size`` (no breakpoints)."""
+        app = self.app
+        if app.HORIZONTAL_BREAKPOINTS or app.VERTICAL_BREAKPOINTS \
+                or self.HORIZONTAL_BREAKPOINTS or self.VERTICAL_BREAKPOINTS:
+            return False
+        return all(screen._compositor.size == size
+                   for screen in (self, *app._background_screens))
 
     def load(self, fact_id: int) -> None:
         self.fact_id = fact_id
