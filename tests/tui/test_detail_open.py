@@ -101,3 +101,24 @@ async def test_chain_cursor_moved_by_the_user_survives_nothing_but_a_refill(samp
         await pilot.resize_terminal(160, 44)
         await settle(pilot)
         assert tree.cursor_line == 2  # refilled: the cursor back on the fact shown
+
+
+async def test_a_resize_on_the_detail_screen_reaches_the_screen_under_it(sample, config_dir):
+    """The detail screen skips only the Resize it sends itself at the size it has: a real
+    terminal resize still lays out the detail screen and the main screen under it."""
+    store, info = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        main = app.screen
+        detail = await open_fact(pilot, info.chain[2])
+        assert detail.query_one("#detail-body").region.width == 160
+        await pilot.resize_terminal(100, 40)
+        await settle(pilot)
+        assert detail.query_one("#detail-body").region.width == 100
+        assert detail.query_one("#detail-body").has_class("narrow")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is main
+        assert main.query_one("#results").region.width == 100
+        assert main.query_one("#tabs").region.width == 100
