@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Header, Static, Tree
 
@@ -29,12 +31,37 @@ if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
 
 NARROW = 110  # below this width the side column (pin, time, provenance) goes under the text
+CHAIN_FITS = 18  # chain lines shown without scrolling (#chain: max-height 20, a border)
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark an early read's failure as seen (the worker that awaits it reports it)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _row(text: Text, label: str, value: Text | str, style: str = "") -> None:
     text.append(f"{label:<14}", style="bold")
     text.append_text(value if isinstance(value, Text) else safe(value, style))
     text.append("\n")
+
+
+class ChainTree(Tree[int]):
+    """The chain's ``Tree``: a taller or shorter box (its height follows its lines) keeps the
+    lines it drew.
+
+    ``Tree`` forgets every drawn line and lays the screen out again on any Resize; its lines
+    are drawn per width, so only a new width needs that. Filling the chain grows the box, and
+    that Resize cost opening a fact one more layout and frame.
+    """
+
+    _drawn_width: int | None = None
+
+    def _on_resize(self, event: events.Resize) -> None:
+        if self._drawn_width in (None, event.size.width):  # first or same width: kept
+            self._line_cache.grow(event.size.height)
+            event.prevent_default()  # Tree's own handler: forget everything, lay out again
+        self._drawn_width = event.size.width
 
 
 class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
@@ -68,18 +95,25 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         self.fact_id = fact_id
         self.why: Any = None
         self.chain: list[Any] = []
+        self._filled: tuple[Any, ...] | None = None  # what the chain was last filled for
+        self._early: asyncio.Future[Any] | None = None
+        """The first fact's read, started while the screen is built (see ``compose``)."""
 
     @property
     def mapp(self) -> MemharnessApp:
         return cast("MemharnessApp", self.app)
 
     def compose(self) -> ComposeResult:
+        # Read the fact now, while the screen is built: it is usually back by ``on_mount``,
+        # so the first layout and frame already show it (not an empty screen, then the fact).
+        self._early = asyncio.ensure_future(self.mapp.service.why(self.fact_id))
+        self._early.add_done_callback(_retrieved)
         yield Header()
         with Horizontal(id="detail-body"):
             with VerticalScroll(id="detail-main"):
                 yield Static(id="detail-title")
                 yield Static(id="detail-text", classes="box")
-                yield Tree("Supersession chain", id="chain")
+                yield ChainTree("Supersession chain", id="chain")
             with VerticalScroll(id="detail-side"):
                 yield Static(id="detail-pin", classes="box")
                 yield Static(id="detail-time", classes="box")
@@ -94,20 +128,43 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         chain = self.query_one("#chain", Tree)
         chain.border_title = "Supersession chain"
         chain.show_root = False
-        self.load(self.fact_id)
+        self.query_one("#detail-body").set_class(self.size.width < NARROW, "narrow")  # 1st layout
+        early, self._early = self._early, None
+        if early is not None and early.done() and not early.cancelled() \
+                and early.exception() is None:
+            self._set_why(early.result())
+        else:
+            self._load(self.fact_id, early)
 
-    def on_resize(self) -> None:
+    def _on_resize(self, event: events.Resize) -> None:
+        if self._laid_out_at(event.size):
+            # Screen's own handler lays this screen and the one under it out again; a new
+            # screen gets this Resize from its own first layout, at the size it just used.
+            event.stop()
+            event.prevent_default()
         self.query_one("#detail-body").set_class(self.size.width < NARROW, "narrow")
         if self.why is not None:  # node labels are fitted to the pane's width
             self.call_after_refresh(self._fill_chain)
+
+    def _laid_out_at(self, size: Size) -> bool:
+        """This screen and those drawn under it are laid out at ``size`` (no breakpoints)."""
+        app = self.app
+        if app.HORIZONTAL_BREAKPOINTS or app.VERTICAL_BREAKPOINTS \
+                or self.HORIZONTAL_BREAKPOINTS or self.VERTICAL_BREAKPOINTS:
+            return False
+        return all(screen._compositor.size == size
+                   for screen in (self, *app._background_screens))
 
     def load(self, fact_id: int) -> None:
         self.fact_id = fact_id
         self._load(fact_id)
 
     @work(exclusive=True, group="detail", exit_on_error=False)
-    async def _load(self, fact_id: int) -> None:
-        why = await self.mapp.service.why(fact_id)
+    async def _load(self, fact_id: int, early: asyncio.Future[Any] | None = None) -> None:
+        why = await (early if early is not None else self.mapp.service.why(fact_id))
+        self._set_why(why)
+
+    def _set_why(self, why: Any) -> None:
         self.why = why
         self.chain = [*reversed(why.ancestors), why.fact, *why.descendants]
         self._show(why)
@@ -152,7 +209,7 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         tm.rstrip()
         self.query_one("#detail-time", Static).update(tm)
         self.query_one("#detail-pin", Static).update(self._pin_text(f, now))
-        self.call_after_refresh(self._fill_chain)  # after layout: labels fit the pane
+        self._fill_chain()  # in this frame (``_refit_chain`` checks the width after layout)
 
     def _pin_text(self, f: Any, now: str) -> Text:
         pin = Text()
@@ -179,18 +236,34 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
         pin.rstrip()
         return pin
 
+    def _laid_out_pane(self) -> int | None:
+        """The width the chain's labels fit (None: the main column is not laid out yet).
+
+        The fact box above has the chain's width (the tree itself may not be laid out yet).
+        """
+        if self.size.width < NARROW:  # one column: the chain has the screen's width
+            return self.size.width - 6
+        width = self.query_one("#detail-text").content_size.width
+        return width - 2 if width else None
+
+    def _chain_pane(self) -> int:
+        """That width, or before the first layout what app.tcss will give it (#detail-main is
+        3fr of 5, less its padding and the box's border and padding); ``_refit_chain`` checks."""
+        pane = self._laid_out_pane()
+        return self.size.width * 3 // 5 - 8 if pane is None else pane
+
     def _fill_chain(self) -> None:
+        # Fit each node's fact text to the chain pane, after its fixed parts.
+        pane = self._chain_pane()
         tree = self.query_one("#chain", Tree)
+        filled = (self.why, self.fact_id, pane, self.mapp.as_of)
+        if self._filled is not None and self._filled[0] is filled[0] \
+                and self._filled[1:] == (*filled[1:], tree.cursor_line):
+            return  # the same labels, the cursor where the fill put it: nothing to redo
         tree.clear()
         tree.root.expand()
         cursor_line = 0
         n = len(self.chain)
-        # Fit each node's fact text to the chain pane, after its fixed parts.
-        # The fact box above has the chain's width (the tree itself may not be laid out yet).
-        if self.size.width < NARROW:  # one column: the chain has the screen's width
-            pane = self.size.width - 6
-        else:
-            pane = (self.query_one("#detail-text").content_size.width or self.size.width // 2) - 2
         for i, f in enumerate(self.chain):
             me = f.id == self.fact_id
             marker = "● " if me else ("↑ " if i < self.chain.index(self.why.fact) else "↓ ")
@@ -216,7 +289,18 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
             if me:
                 cursor_line = i
         tree.border_subtitle = f"{n} version{'s' if n != 1 else ''}"
-        self.call_after_refresh(tree.move_cursor_to_line, cursor_line)
+        self._filled = (*filled, cursor_line)
+        if n <= CHAIN_FITS and not tree.scroll_y:
+            tree.cursor_line = cursor_line  # every line shows: nothing to scroll to, no wait
+        else:  # scrolling the cursor into view needs the tree's laid-out height
+            self.call_after_refresh(tree.move_cursor_to_line, cursor_line)
+        self.call_after_refresh(self._refit_chain, pane)
+
+    def _refit_chain(self, pane: int) -> None:
+        """After the layout: fit the labels again if the pane's width came out different."""
+        now = self._laid_out_pane()
+        if now is not None and now != pane and self.why is not None:
+            self._fill_chain()
 
     # ----- navigation ---------------------------------------------------------------------
     @on(Tree.NodeSelected, "#chain")

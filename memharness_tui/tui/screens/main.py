@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
+from memharness_tui.tui.gc_settle import freeze_long_lived
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
@@ -155,6 +156,7 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
             if mounted is not None:
                 await mounted
             await self._next_refresh()  # a keystroke gets in between two panes
+        freeze_long_lived()  # every pane built: full collections skip what lives as long as the app
 
     def _next_refresh(self) -> asyncio.Future[None]:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -231,8 +233,8 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
         """Put focus on the pane's main widget so its keys work at once."""
         if event.pane.id in MAIN_WIDGET:
             mounted = self._pane_ready(event.pane.id)  # a tab clicked before it was built
-            if mounted is not None:
-                await mounted
+            if mounted is not None and not all(c.is_mounted for c in event.pane.children):
+                await mounted  # (awaiting a finished mount lays the screen out again)
             self._focus_main(event.pane.id)
 
     def action_focus_search(self) -> None:
