@@ -1,0 +1,234 @@
+"""The pass process (staleness.worker): same verdicts, events and report as a pass in-process;
+its precheck and hand-over of the work list; cancel; a failure or a lost child is one line."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memharness_tui.staleness.git import RepoError
+from memharness_tui.staleness.precheck import pin_coverage
+from memharness_tui.staleness.runner import PassProgress, StalenessPass
+from memharness_tui.staleness.worker import PassWorker, WorkerError, _Child, job_for
+from memharness_tui.store import FakeClock
+
+from .staleness_helpers import Scenario, make_store, rows
+from .test_runner import scenario_facts
+
+VERDICT_COLUMNS = ("freshness", "checked_head", "source_commit", "source_path")
+
+
+@pytest.fixture
+def worker() -> Iterator[PassWorker]:
+    w = PassWorker()
+    try:
+        yield w
+    finally:
+        w.close()
+
+
+def _two_copies(scenario: Scenario, tmp_path: Path) -> tuple[Path, Path, list[int]]:
+    s = scenario.sha
+    facts = [c[0] for c in scenario_facts(s)]
+    facts += [{"source_ref": f"m@{s['c1']}:src/a.py"}, {"source_ref": "see notes"}]
+    here = tmp_path / "here.db"
+    ids = make_store(here, facts)
+    there = tmp_path / "there.db"
+    shutil.copyfile(here, there)
+    return here, there, ids
+
+
+def test_a_pass_in_the_child_matches_the_pass_in_process(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    local: list[PassProgress] = []
+    expected = StalenessPass(here, [scenario.path], batch_size=5, on_progress=local.append).run()
+
+    spass = StalenessPass(there, [scenario.path], batch_size=5)
+    remote = list(worker.events(job_for(spass), spass))
+    report = spass.report
+
+    assert [(e.checked, e.total, e.done, e.fact_id) for e in remote] == \
+        [(e.checked, e.total, e.done, e.fact_id) for e in local]
+    assert [e.verdicts for e in remote] == [e.verdicts for e in local]
+    assert report.verdicts == expected.verdicts
+    assert report.summary_line() == expected.summary_line()
+    assert (report.stale_ids, report.heads, report.backfilled) == \
+        (expected.stale_ids, expected.heads, 1)
+    mine, theirs = rows(here), rows(there)
+    for fid in ids:  # what was written: the same, checked_at aside (the system clock)
+        assert {c: theirs[fid][c] for c in VERDICT_COLUMNS} == \
+            {c: mine[fid][c] for c in VERDICT_COLUMNS}
+        assert (theirs[fid]["checked_at"] is None) == (mine[fid]["checked_at"] is None)
+    assert sum(theirs[f]["checked_at"] is not None for f in ids) == report.checked
+
+
+def test_the_precheck_runs_in_the_child_and_hands_its_work_list_to_the_pass(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    cov = worker.precheck(str(there), [str(scenario.path)])
+    assert cov == pin_coverage(here, [scenario.path])
+    # rows changed after the precheck read them: the pass judges the list it was handed
+    # (the writer's liveness guard skips the revised row), as with a list handed in-process
+    from memharness_tui.store import Store
+
+    other = Store.open(str(there), clock=FakeClock("2026-02-20"))
+    other.revise(ids[3], "someone else's correction")
+    other.close()
+    spass = StalenessPass(there, [scenario.path], batch_size=5)
+    events = list(worker.events(job_for(spass, prechecked=True), spass))
+    assert events[0].total == len(ids) - 1  # the unparseable source_ref is no work
+    assert spass.report.skipped == [ids[3]]
+
+
+def test_a_precheck_for_another_store_is_not_used(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    worker.precheck(str(here), [str(scenario.path)])
+    spass = StalenessPass(there, [scenario.path])
+    list(worker.events(job_for(spass, prechecked=True), spass))
+    assert spass.report.checked == len(ids) - 1
+    assert all(r["freshness"] is None for r in rows(here).values())  # only "there" was written
+
+
+def test_a_repo_error_and_a_failed_pass_come_back_as_one_line(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, _, _ = _two_copies(scenario, tmp_path)
+    with pytest.raises(RepoError, match="not a git repository"):
+        worker.precheck(str(here), [str(tmp_path)])
+    spass = StalenessPass(here, [tmp_path])
+    with pytest.raises(WorkerError, match="not a git repository"):
+        list(worker.events(job_for(spass), spass))
+    # the child is still there for the next pass
+    spass = StalenessPass(here, [scenario.path])
+    assert list(worker.events(job_for(spass), spass))[-1].done
+
+
+def test_a_child_gone_between_passes_is_started_afresh(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, _, _ = _two_copies(scenario, tmp_path)
+    worker.start()
+    assert worker._proc is not None
+    worker._proc.kill()
+    worker._proc.wait()
+    spass = StalenessPass(here, [scenario.path])
+    assert list(worker.events(job_for(spass), spass))[-1].done
+    assert worker.alive
+
+
+def test_a_child_lost_mid_pass_fails_the_pass_and_the_next_one_runs(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, _, _ = _two_copies(scenario, tmp_path)
+    worker.start()
+    proc = worker._proc
+    assert proc is not None and proc.stdout is not None
+    real_stdout = proc.stdout
+    proc.stdout = io.BufferedReader(io.BytesIO(b"\x00\x00"))  # type: ignore[assignment]
+    spass = StalenessPass(here, [scenario.path])
+    with pytest.raises(WorkerError, match="stopped unexpectedly"):
+        list(worker.events(job_for(spass), spass))
+    real_stdout.close()
+    assert proc.poll() is not None  # the lost child was put down
+    spass = StalenessPass(here, [scenario.path])
+    assert list(worker.events(job_for(spass), spass))[-1].done
+
+
+def test_a_test_clock_or_store_factory_never_goes_to_the_child(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="in this process"):
+        job_for(StalenessPass(tmp_path / "m.db", [tmp_path], clock=FakeClock("2026-01-01")))
+
+
+class _Frames(io.RawIOBase):
+    """The child's stdout in-process: each frame is unpickled as it is written, and the first
+    batch event triggers a cancel, as the reader thread would on a cancel message."""
+
+    def __init__(self, child: _Child, cancel_at: int | None) -> None:
+        self.child, self.cancel_at = child, cancel_at
+        self.messages: list[tuple[Any, ...]] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        message = pickle.loads(bytes(data)[4:])
+        self.messages.append(message)
+        if message[0] == "event" and message[2].checked == self.cancel_at:
+            self.child._cancel(message[1])
+        return len(data)
+
+
+def test_cancel_reaches_the_pass_in_the_child_between_batches(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    db = tmp_path / "m.db"
+    ids = make_store(db, [{"source_commit": scenario.sha["c1"]}] * 40)
+    child = _Child(io.BytesIO(), io.BytesIO())
+    out = _Frames(child, cancel_at=10)
+    child.out = out  # type: ignore[assignment]
+    child.run(7, job_for(StalenessPass(db, [scenario.path], batch_size=10)))
+    events = [m[2] for m in out.messages if m[0] == "event"]
+    assert [e.checked for e in events] == [0, 10, 10]
+    assert events[-1].done and events[-1].cancelled
+    assert out.messages[-1][0] == "report" and out.messages[-1][2].cancelled
+    assert out.messages[-1][2].verdicts == []  # they went with the events
+    after = rows(db)
+    assert [fid for fid in ids if after[fid]["freshness"]] == ids[:10]
+
+
+def test_a_cancel_that_arrives_before_the_job_starts_cancels_it(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    db = tmp_path / "m.db"
+    make_store(db, [{"source_commit": scenario.sha["c1"]}] * 5)
+    child = _Child(io.BytesIO(), io.BytesIO())
+    out = _Frames(child, cancel_at=None)
+    child.out = out  # type: ignore[assignment]
+    child._cancel(3)
+    child.run(3, job_for(StalenessPass(db, [scenario.path], batch_size=2)))
+    events = [m[2] for m in out.messages if m[0] == "event"]
+    assert [(e.checked, e.done, e.cancelled) for e in events] == [(0, False, False),
+                                                                  (0, True, True)]
+    assert all(r["freshness"] is None for r in rows(db).values())
+
+
+def test_the_child_serves_requests_from_its_stdin_until_it_closes(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    """The whole loop on real pipes: a precheck, then a job using its list; closing stdin
+    ends it."""
+    import os
+    import threading
+
+    from memharness_tui.staleness.worker import _recv, _send
+
+    db = tmp_path / "m.db"
+    make_store(db, [{"source_commit": scenario.sha["c1"]}] * 3)
+    r_in, w_in = os.pipe()
+    r_out, w_out = os.pipe()
+    with os.fdopen(r_in, "rb") as inp, os.fdopen(w_in, "wb") as to_child, \
+            os.fdopen(w_out, "wb") as out, os.fdopen(r_out, "rb") as from_child:
+        serving = threading.Thread(target=_Child(inp, out).serve)
+        serving.start()
+        _send(to_child, ("precheck", 1, {"db_path": str(db), "repos": [str(scenario.path)]}))
+        _send(to_child, ("job", 2, job_for(StalenessPass(db, [scenario.path]), prechecked=True)))
+        got = [_recv(from_child)]
+        while got[-1][0] not in ("report", "error"):
+            got.append(_recv(from_child))
+        to_child.close()
+        serving.join(10)
+        assert not serving.is_alive()
+    assert got[0] == ("coverage", 1, (3, 3))
+    assert [m[0] for m in got[1:]] == ["event", "event", "event", "report"]
+    assert got[-1][2].summary_line() == "checked 3 / current 0 / stale 3 / unresolved 0"
