@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .git import GitChecker, RepoError
 from .pins import Pin, is_sha_like, normalize_path, normalize_sha, parse_source_ref
-from .verdicts import CURRENT, STALE, UNRESOLVED, Verdict, classify, classify_many
+from .verdicts import CURRENT, STALE, UNRESOLVED, Verdict, classify_many
 
 if TYPE_CHECKING:
     from memharness_tui.store import Store
@@ -441,22 +441,29 @@ class _Judge:
     def __init__(self, checkers: Sequence[GitChecker]) -> None:
         self.checkers = list(checkers)
         self._cache: dict[tuple[str, str | None], tuple[str, str, str, str, str | None]] = {}
+        one = self.checkers[0] if len(self.checkers) == 1 else None
+        # one repo: its checker's fast path, and the same repo and HEAD for every verdict
+        self._one = (one.judged, one._repo_str, one.head) if one is not None else None
 
     def __call__(self, item: WorkItem) -> Verdict:
         fact_id, commit, path, backfill, path_only = item
         key = (commit.lower(), path)
         hit = self._cache.get(key)
         if hit is None:
-            if len(self.checkers) == 1:
-                facts = self.checkers[0].facts(commit, path)
-                freshness, reason = classify(facts)
+            if self._one is not None:
+                judged, repo, head = self._one
+                freshness, reason, resolved = judged(commit, path)
+                hit = (freshness, reason, repo, head, resolved)
             else:
                 facts, freshness, reason = classify_many(
                     [c.facts(commit, path) for c in self.checkers]
                 )
-            hit = (freshness, reason, facts.repo, facts.head, facts.commit)
+                hit = (freshness, reason, facts.repo, facts.head, facts.commit)
             self._cache[key] = hit
         freshness, reason, repo, head, resolved = hit
         # positional: one Verdict per pin, in the field order of the NamedTuple
-        return Verdict(fact_id, freshness, reason, commit, path, repo, head, resolved,
-                       backfill, path_only)
+        return _new_verdict(Verdict, (fact_id, freshness, reason, commit, path, repo, head,
+                                      resolved, backfill, path_only))
+
+
+_new_verdict = tuple.__new__  # a Verdict from its ten fields, without NamedTuple's __new__
