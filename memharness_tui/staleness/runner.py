@@ -9,6 +9,7 @@ A UI either calls :meth:`run` in a worker (progress via ``on_progress``) or driv
 
 from __future__ import annotations
 
+import operator
 import os
 import threading
 import time
@@ -272,18 +273,7 @@ class StalenessPass:
                 verdicts = [judge(item) for item in batch]
                 if not self.check_only:
                     verdicts = self._write(store, verdicts)
-                for v in verdicts:
-                    report.verdicts.append(v)
-                    report.checked += 1
-                    if v.backfilled:
-                        report.backfilled += 1
-                    if v.freshness == CURRENT:
-                        report.current += 1
-                    elif v.freshness == STALE:
-                        report.stale += 1
-                        report.stale_ids.append(v.fact_id)
-                    else:
-                        report.unresolved += 1
+                _count(report, verdicts)
                 report.elapsed = time.perf_counter() - started
                 yield self._event(report, verdicts, batch[-1].fact_id)
             report.elapsed = time.perf_counter() - started
@@ -329,11 +319,12 @@ class StalenessPass:
                 pinned_commits.extend(t.source_commit for t in page if t.source_commit)
             for t in page:
                 commit = (t.source_commit or "").strip()
-                path = _ref_path_for(t) if t.source_path is None else None
+                path = _ref_path_for(t) if t.source_path is None and t.source_ref else None
+                # positional, as tuple.__new__ takes them: one WorkItem per pin
                 if path is not None:
-                    items.append(WorkItem(t.id, commit, path, True, path_only=True))
+                    items.append(_new_item(WorkItem, (t.id, commit, path, True, True)))
                 else:
-                    items.append(WorkItem(t.id, commit, t.source_path, False))
+                    items.append(_new_item(WorkItem, (t.id, commit, t.source_path, False, False)))
             if len(page) < _PAGE:
                 break
             after = page[-1].id
@@ -347,7 +338,7 @@ class StalenessPass:
             if len(page) < _PAGE:
                 break
             after = page[-1].id
-        items.sort(key=lambda w: w.fact_id)
+        items.sort(key=_fact_id)  # two runs already in id order
         return items
 
     def _write(self, store: Store, verdicts: list[Verdict]) -> list[Verdict]:
@@ -358,21 +349,19 @@ class StalenessPass:
         batch and listed in ``report.skipped``: the store's ``live_only`` guard
         re-checks that inside the write lock, so no separate re-read is needed.
         """
-        from memharness_tui.store.types import StalenessUpdate
-
         kept = verdicts
         if not kept:
             return kept
         checked_at = store.now()
-        # positional (id, freshness, checked_at, checked_head, source_commit, source_path):
-        # one update per pin. A path-only backfill passes no commit: the writer's live_only
-        # guard accepts a commit only for rows still unpinned.
+        # StalenessUpdate's fields as plain tuples, (id, freshness, checked_at, checked_head,
+        # source_commit, source_path): one per pin. A path-only backfill passes no commit: the
+        # writer's live_only guard accepts a commit only for rows still unpinned.
         written = store.set_staleness_many(
             [
-                StalenessUpdate(v.fact_id, v.freshness, checked_at, v.checked_head, None, None)
+                (v.fact_id, v.freshness, checked_at, v.checked_head, None, None)
                 if not v.backfilled else
-                StalenessUpdate(v.fact_id, v.freshness, checked_at, v.checked_head,
-                                None if v.path_only else v.commit, v.path)
+                (v.fact_id, v.freshness, checked_at, v.checked_head,
+                 None if v.path_only else v.commit, v.path)
                 for v in kept
             ],
             live_only=True,  # the guard re-checks liveness inside the write lock
@@ -410,6 +399,29 @@ class StalenessPass:
             self.report.skipped.append(old.id)
             return
         self.report.downgraded.append((old.id, new_id))
+
+
+def _count(report: PassReport, verdicts: list[Verdict]) -> None:
+    """Add a batch's verdicts (as written) to the report's list and counts."""
+    report.verdicts.extend(verdicts)
+    report.checked += len(verdicts)
+    current = stale = unresolved = backfilled = 0
+    stale_ids = report.stale_ids
+    for v in verdicts:
+        freshness = v[1]
+        if freshness == CURRENT:
+            current += 1
+        elif freshness == STALE:
+            stale += 1
+            stale_ids.append(v[0])
+        else:
+            unresolved += 1
+        if v[8]:  # backfilled
+            backfilled += 1
+    report.current += current
+    report.stale += stale
+    report.unresolved += unresolved
+    report.backfilled += backfilled
 
 
 def _backfill_path(t: StalenessTarget, pin: Pin) -> str | None:
@@ -467,3 +479,5 @@ class _Judge:
 
 
 _new_verdict = tuple.__new__  # a Verdict from its ten fields, without NamedTuple's __new__
+_new_item = tuple.__new__  # the same for a WorkItem's five
+_fact_id = operator.itemgetter(0)
