@@ -459,20 +459,19 @@ class _Judge:
 
     def __call__(self, item: WorkItem) -> Verdict:
         fact_id, commit, path, backfill, path_only = item
-        key = (commit.lower(), path)
-        hit = self._cache.get(key)
-        if hit is None:
-            if self._one is not None:
-                judged, repo, head = self._one
-                freshness, reason, resolved = judged(commit, path)
-                hit = (freshness, reason, repo, head, resolved)
-            else:
+        if self._one is not None:  # the checker caches per pin and per (commit, path) itself
+            judged, repo, head = self._one
+            freshness, reason, resolved = judged(commit, path)
+        else:
+            key = (commit.lower(), path)
+            hit = self._cache.get(key)
+            if hit is None:
                 facts, freshness, reason = classify_many(
                     [c.facts(commit, path) for c in self.checkers]
                 )
-                hit = (freshness, reason, facts.repo, facts.head, facts.commit)
-            self._cache[key] = hit
-        freshness, reason, repo, head, resolved = hit
+                hit = self._cache[key] = (freshness, reason, facts.repo, facts.head,
+                                          facts.commit)
+            freshness, reason, repo, head, resolved = hit
         # positional: one Verdict per pin, in the field order of the NamedTuple
         return _new_verdict(Verdict, (fact_id, freshness, reason, commit, path, repo, head,
                                       resolved, backfill, path_only))
