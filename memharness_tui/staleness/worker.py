@@ -35,13 +35,17 @@ if TYPE_CHECKING:
     from .precheck import PinCoverage
     from .runner import PassProgress, PassReport, StalenessPass
 
-__all__ = ["PassWorker", "WorkerError", "job_for"]
+__all__ = ["PassWorker", "WorkerError", "WorkerLost", "job_for"]
 
 _HEADER = struct.Struct("!I")
 
 
 class WorkerError(RuntimeError):
     """The pass failed in the child (its one-line reason), or the child itself went away."""
+
+
+class WorkerLost(WorkerError):
+    """The child could not be started, or went away without an answer."""
 
 
 def _send(out: IO[bytes], message: tuple[Any, ...]) -> None:
@@ -102,10 +106,14 @@ class PassWorker:
             env = dict(os.environ)
             env["PYTHONPATH"] = os.pathsep.join(
                 p for p in (package_root, env.get("PYTHONPATH", "")) if p)
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "memharness_tui.staleness.worker"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                env=env, close_fds=True, start_new_session=True)
+            try:
+                self._proc = subprocess.Popen(
+                    [sys.executable, "-m", "memharness_tui.staleness.worker"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                    env=env, close_fds=True, start_new_session=True)
+            except (OSError, ValueError) as e:
+                self._proc = None
+                raise WorkerLost(f"the pass process could not be started ({e})") from e
 
     def _request(self, kind: str, payload: dict[str, Any]) -> int:
         self.start()
@@ -120,7 +128,7 @@ class PassWorker:
                 _send(proc.stdin, (kind, run, payload))
             except (BrokenPipeError, OSError) as e:
                 self._lost()
-                raise WorkerError("the pass process could not be started") from e
+                raise WorkerLost("the pass process could not be started") from e
         return run
 
     def _answer(self, run: int) -> tuple[str, Any]:
@@ -131,7 +139,7 @@ class PassWorker:
                 kind, got, payload = _recv(proc.stdout)
             except (EOFError, OSError, ValueError, pickle.UnpicklingError) as e:
                 self._lost()
-                raise WorkerError("the pass process stopped unexpectedly") from e
+                raise WorkerLost("the pass process stopped unexpectedly") from e
             if got == run:
                 return kind, payload
             # else: left over from a request abandoned earlier

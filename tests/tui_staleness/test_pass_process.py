@@ -88,3 +88,43 @@ async def test_cancel_reaches_the_pass_process(env: Env, monkeypatch: pytest.Mon
         assert "cancelled" in str(dash.query_one("#dash-rate").render())
     written = [r for r in rows(env.db).values() if r["freshness"] is not None]
     assert len(written) == st.last.checked
+
+
+async def test_no_pass_process_to_start_means_passes_run_in_the_app(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memharness_tui.staleness import worker as worker_mod
+
+    monkeypatch.setattr(worker_mod.sys, "executable", str(env.root / "no-such-python"))
+    app = real_clock_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        assert dash.controller.worker is None  # given up at once, no error shown
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        assert dash.state is not None and dash.state.error is None
+        assert not dash.state.prechecked and not dash.controller.in_child(dash.state)
+        assert shown_summary(dash) == SUMMARY
+    assert verdicts(env) == EXPECTED
+
+
+async def test_a_pass_process_lost_mid_pass_fails_that_pass_and_the_next_runs_in_the_app(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memharness_tui.staleness import worker as worker_mod
+
+    def lost(self, job, report_to):  # type: ignore[no-untyped-def]
+        raise worker_mod.WorkerLost("the pass process stopped unexpectedly")
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(worker_mod.PassWorker, "events", lost)
+    app = real_clock_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        assert dash.state is not None and dash.state.error == (
+            "the pass process stopped unexpectedly; the next pass runs in the app")
+        assert dash.controller.worker is None
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        assert dash.state.error is None and shown_summary(dash) == SUMMARY
+    assert verdicts(env) == EXPECTED

@@ -179,7 +179,8 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         work = None
         try:
             if in_child:  # the pass process reads the pins, off the UI's GIL, and keeps them
-                cov = await asyncio.to_thread(self.controller.precheck, info.path, repos)
+                cov, in_child = await asyncio.to_thread(self.controller.precheck, info.path,
+                                                        repos)
             else:
                 cov, work = await asyncio.to_thread(coverage_and_work, info.path, repos)
         except RepoError:

@@ -109,15 +109,28 @@ class PassController:
         self.state: PassState | None = None
         self._runs = 0
         self.worker: PassWorker | None = None
+        self._no_child = False  # the pass process failed once: passes stay in-process
 
     def warm(self) -> None:
         """Start the pass process now (its imports take a few hundred ms), so a pass started
-        later does not wait for them. Returns at once."""
-        from memharness_tui.staleness.worker import PassWorker
+        later does not wait for them. Returns at once. A pass process that cannot be started,
+        or went away, is given up for this session: passes then run in a thread here."""
+        from memharness_tui.staleness.worker import PassWorker, WorkerLost
 
+        if self._no_child:
+            return
         if self.worker is None:
             self.worker = PassWorker()
-        self.worker.start()
+        try:
+            self.worker.start()
+        except WorkerLost:
+            self._give_up_child()
+
+    def _give_up_child(self) -> None:
+        worker, self.worker = self.worker, None
+        self._no_child = True
+        if worker is not None:
+            worker.close()
 
     def close(self) -> None:
         """Stop the pass process, if one was started."""
@@ -128,11 +141,21 @@ class PassController:
         """Whether a pass with these options would run in the (warm) pass process."""
         return self.worker is not None and clock is None and throttle is None
 
-    def precheck(self, db_path: str, repos: list[str]) -> PinCoverage:
-        """The wrong-repo precheck in the pass process (call from a thread); a pass started
-        right after with ``prechecked`` uses the work list it read. Raises RepoError."""
-        assert self.worker is not None
-        return self.worker.precheck(db_path, repos)
+    def precheck(self, db_path: str, repos: list[str]) -> tuple[PinCoverage, bool]:
+        """The wrong-repo precheck (call from a thread): in the pass process, which keeps
+        the work list it read for the pass started right after with ``prechecked``; in this
+        process when there is none (or it went away). Returns (coverage, prechecked there).
+        Raises RepoError."""
+        from memharness_tui.staleness.precheck import pin_coverage
+        from memharness_tui.staleness.worker import WorkerLost
+
+        worker = self.worker
+        if worker is not None:
+            try:
+                return worker.precheck(db_path, repos), True
+            except WorkerLost:
+                self._give_up_child()
+        return pin_coverage(db_path, repos), False
 
     def in_child(self, st: PassState,
                  throttle: Callable[[PassProgress], None] | None = None) -> bool:
@@ -169,10 +192,16 @@ class PassController:
         from memharness_tui.staleness.worker import job_for
 
         assert self.worker is not None
+        from memharness_tui.staleness.worker import WorkerLost
+
         job = job_for(st.spass, prechecked=st.prechecked)
-        for event in self.worker.events(job, st.spass):
-            st.keep(list(event.verdicts))
-            yield event
+        try:
+            for event in self.worker.events(job, st.spass):
+                st.keep(list(event.verdicts))
+                yield event
+        except WorkerLost as e:
+            self._give_up_child()
+            raise WorkerLost(f"{e}; the next pass runs in the app") from e
 
     def _run(self, st: PassState, throttle: Callable[[PassProgress], None] | None) -> None:
         worker = get_current_worker()
