@@ -8,9 +8,11 @@ pass's modules once and then runs each pass it is sent with the headless command
 The app only unpickles events and paints.
 
 Protocol: length-prefixed pickles over the child's stdin/stdout, both ends this package.
-Parent → child: ``("job", run, kwargs)``, ``("cancel", run)``. Child → parent:
-``("event", run, PassProgress)`` per batch, then ``("report", run, PassReport)`` (its
-verdicts left out: they came with the events) or ``("error", run, text)``. The child writes
+Parent → child: ``("precheck", run, kwargs)``, ``("job", run, kwargs)``, ``("cancel", run)``.
+Child → parent: ``("coverage", run, (pins, resolved))`` or ``("repo_error", run, text)`` for a
+precheck; ``("event", run, PassProgress)`` per batch, then ``("report", run, (last event,
+PassReport))`` (the report's verdicts left out: they came with the events) or ``("error", run,
+text)``. The report comes with the last event so that whoever sees the pass end can read it. The child writes
 nothing else to stdout (its own prints go to stderr, which the parent discards: the terminal
 belongs to the app), and exits when its stdin closes.
 """
@@ -176,8 +178,11 @@ class PassWorker:
                     if kind == "event":
                         verdicts.extend(payload.verdicts)
                         yield payload
-                    elif kind == "report":
-                        report_to.report = replace(payload, verdicts=verdicts)
+                    elif kind == "report":  # with the last event, which follows it here
+                        event, report = payload
+                        verdicts.extend(event.verdicts)
+                        report_to.report = replace(report, verdicts=verdicts)
+                        yield event
                         return
                     else:
                         raise WorkerError(str(payload))
@@ -302,9 +307,11 @@ class _Child:
                 if run in self.cancelled:
                     spass.cancel()
             for event in spass.iter_batches():
-                _send(self.out, ("event", run, event))
-            report: PassReport = replace(spass.report, verdicts=[])
-            _send(self.out, ("report", run, report))
+                if event.done:  # the report travels with the last event: both land at once
+                    report: PassReport = replace(spass.report, verdicts=[])
+                    _send(self.out, ("report", run, (event, report)))
+                else:
+                    _send(self.out, ("event", run, event))
         except Exception as exc:  # noqa: BLE001 - every failure goes back as one line
             _send(self.out, ("error", run, _error_text(exc)))
         finally:

@@ -70,6 +70,22 @@ def test_a_pass_in_the_child_matches_the_pass_in_process(
     assert sum(theirs[f]["checked_at"] is not None for f in ids) == report.checked
 
 
+def test_the_report_is_in_place_when_the_last_event_is_seen(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    """Whoever sees the pass end (the dashboard, follow mode) reads the report right then."""
+    here, _, _ = _two_copies(scenario, tmp_path)
+    expected = StalenessPass(here, [scenario.path], check_only=True).run()
+    spass = StalenessPass(here, [scenario.path], batch_size=5)
+    for event in worker.events(job_for(spass), spass):
+        if event.done:
+            assert spass.report.summary_line() == expected.summary_line()
+            assert spass.report.stale_ids == expected.stale_ids
+            assert len(spass.report.verdicts) == event.checked
+        else:
+            assert spass.report.checked == 0  # the parent's own, never run
+
+
 def test_the_precheck_runs_in_the_child_and_hands_its_work_list_to_the_pass(
     scenario: Scenario, tmp_path: Path, worker: PassWorker
 ) -> None:
@@ -179,10 +195,11 @@ def test_cancel_reaches_the_pass_in_the_child_between_batches(
     child.out = out  # type: ignore[assignment]
     child.run(7, job_for(StalenessPass(db, [scenario.path], batch_size=10)))
     events = [m[2] for m in out.messages if m[0] == "event"]
-    assert [e.checked for e in events] == [0, 10, 10]
-    assert events[-1].done and events[-1].cancelled
-    assert out.messages[-1][0] == "report" and out.messages[-1][2].cancelled
-    assert out.messages[-1][2].verdicts == []  # they went with the events
+    assert out.messages[-1][0] == "report"
+    last, report = out.messages[-1][2]
+    assert [e.checked for e in events] + [last.checked] == [0, 10, 10]
+    assert last.done and last.cancelled and report.cancelled
+    assert report.verdicts == []  # they went with the events
     after = rows(db)
     assert [fid for fid in ids if after[fid]["freshness"]] == ids[:10]
 
@@ -197,7 +214,7 @@ def test_a_cancel_that_arrives_before_the_job_starts_cancels_it(
     child.out = out  # type: ignore[assignment]
     child._cancel(3)
     child.run(3, job_for(StalenessPass(db, [scenario.path], batch_size=2)))
-    events = [m[2] for m in out.messages if m[0] == "event"]
+    events = [m[2] for m in out.messages if m[0] == "event"] + [out.messages[-1][2][0]]
     assert [(e.checked, e.done, e.cancelled) for e in events] == [(0, False, False),
                                                                   (0, True, True)]
     assert all(r["freshness"] is None for r in rows(db).values())
@@ -230,5 +247,7 @@ def test_the_child_serves_requests_from_its_stdin_until_it_closes(
         serving.join(10)
         assert not serving.is_alive()
     assert got[0] == ("coverage", 1, (3, 3))
-    assert [m[0] for m in got[1:]] == ["event", "event", "event", "report"]
-    assert got[-1][2].summary_line() == "checked 3 / current 0 / stale 3 / unresolved 0"
+    assert [m[0] for m in got[1:]] == ["event", "event", "report"]
+    last, report = got[-1][2]
+    assert last.done and last.checked == 3
+    assert report.summary_line() == "checked 3 / current 0 / stale 3 / unresolved 0"

@@ -51,6 +51,8 @@ async def test_a_pass_in_the_pass_process_ends_on_the_headless_summary(env: Env)
         assert len(st.spass.report.verdicts) == 7
         log = "\n".join(str(line.text) for line in dash.query_one("#dash-log").lines)
         assert "src/legacy.py was deleted since" in log and "(backfilled)" in log
+        stale = ", ".join(f"#{i}" for i in st.spass.report.stale_ids)
+        assert len(st.spass.report.stale_ids) == 3 and f"stale ids: {stale}" in log
         assert [f.id for f in dash.panel.flagged] == [env.ids[i - 1] for i in (1, 3, 4, 5, 6)]
         worker = controller.worker
     assert verdicts(env) == EXPECTED
