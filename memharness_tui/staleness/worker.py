@@ -208,7 +208,8 @@ class PassWorker:
 
     def close(self) -> None:
         """Stop the child: its stdin closes, so it cancels a pass it runs and exits; killed
-        if it has not gone within a second."""
+        if it has not gone within a quarter of a second (a pass's batch in flight is rolled
+        back whole; a child still importing has nothing to lose), so quitting never waits."""
         with self._lock:
             proc, self._proc = self._proc, None
         if proc is None:
@@ -217,7 +218,7 @@ class PassWorker:
             if proc.stdin is not None:
                 proc.stdin.close()
         try:
-            proc.wait(timeout=1)
+            proc.wait(timeout=0.25)
         except subprocess.TimeoutExpired:
             proc.kill()
             with contextlib.suppress(subprocess.TimeoutExpired):
