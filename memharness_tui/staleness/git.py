@@ -124,6 +124,7 @@ class GitChecker:
         # pin -> (commit id, commit, is HEAD, short SHA, full SHA) for a pin that resolved to
         # HEAD or an ancestor without an error; None for any other pin (see :meth:`judged`)
         self._fast: dict[str, tuple[pygit2.Oid, pygit2.Commit, bool, str, str] | None] = {}
+        self._head_entries: dict[str, tuple[str, bool] | None] = {}  # HEAD's, by path
 
     def __repr__(self) -> str:
         return f"GitChecker({str(self.path)!r}, head={self.head[:7]})"
@@ -313,7 +314,10 @@ class GitChecker:
             return STALE, f"HEAD has moved past {sha}", full
         try:
             e_pin = self._entry(cid, commit, norm)
-            e_head = self._entry(self._head_id, self.head_commit, norm)
+            e_head = self._head_entries.get(norm, _MISSING)
+            if e_head is _MISSING:
+                e_head = self._head_entries[norm] = self._entry(self._head_id,
+                                                                 self.head_commit, norm)
         except MissingObjects:
             facts = self.facts(pin, path)  # says which objects are missing
             return (*classify(facts), facts.commit)
