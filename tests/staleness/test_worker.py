@@ -15,7 +15,8 @@ import pytest
 from memharness_tui.staleness.git import RepoError
 from memharness_tui.staleness.precheck import pin_coverage
 from memharness_tui.staleness.runner import PassProgress, StalenessPass
-from memharness_tui.staleness.worker import PassWorker, WorkerError, _Child, job_for
+from memharness_tui.staleness.verdicts import Verdict
+from memharness_tui.staleness.worker import PassWorker, WorkerError, _Child, _unwire, job_for
 from memharness_tui.store import FakeClock
 
 from .staleness_helpers import Scenario, make_store, rows
@@ -58,6 +59,7 @@ def test_a_pass_in_the_child_matches_the_pass_in_process(
     assert [(e.checked, e.total, e.done, e.fact_id) for e in remote] == \
         [(e.checked, e.total, e.done, e.fact_id) for e in local]
     assert [e.verdicts for e in remote] == [e.verdicts for e in local]
+    assert all(type(v) is Verdict and v.pin for e in remote for v in e.verdicts)
     assert report.verdicts == expected.verdicts
     assert report.summary_line() == expected.summary_line()
     assert (report.stale_ids, report.heads, report.backfilled) == \
@@ -180,7 +182,7 @@ class _Frames(io.RawIOBase):
     def write(self, data: Any) -> int:
         message = pickle.loads(bytes(data)[4:])
         self.messages.append(message)
-        if message[0] == "event" and message[2].checked == self.cancel_at:
+        if message[0] == "event" and _unwire(message[2]).checked == self.cancel_at:
             self.child._cancel(message[1])
         return len(data)
 
@@ -194,9 +196,10 @@ def test_cancel_reaches_the_pass_in_the_child_between_batches(
     out = _Frames(child, cancel_at=10)
     child.out = out  # type: ignore[assignment]
     child.run(7, job_for(StalenessPass(db, [scenario.path], batch_size=10)))
-    events = [m[2] for m in out.messages if m[0] == "event"]
+    events = [_unwire(m[2]) for m in out.messages if m[0] == "event"]
     assert out.messages[-1][0] == "report"
-    last, report = out.messages[-1][2]
+    wired, report = out.messages[-1][2]
+    last = _unwire(wired)
     assert [e.checked for e in events] + [last.checked] == [0, 10, 10]
     assert last.done and last.cancelled and report.cancelled
     assert report.verdicts == []  # they went with the events
@@ -214,7 +217,8 @@ def test_a_cancel_that_arrives_before_the_job_starts_cancels_it(
     child.out = out  # type: ignore[assignment]
     child._cancel(3)
     child.run(3, job_for(StalenessPass(db, [scenario.path], batch_size=2)))
-    events = [m[2] for m in out.messages if m[0] == "event"] + [out.messages[-1][2][0]]
+    events = [_unwire(m[2]) for m in out.messages if m[0] == "event"]
+    events.append(_unwire(out.messages[-1][2][0]))
     assert [(e.checked, e.done, e.cancelled) for e in events] == [(0, False, False),
                                                                   (0, True, True)]
     assert all(r["freshness"] is None for r in rows(db).values())
@@ -248,6 +252,7 @@ def test_the_child_serves_requests_from_its_stdin_until_it_closes(
         assert not serving.is_alive()
     assert got[0] == ("coverage", 1, (3, 3))
     assert [m[0] for m in got[1:]] == ["event", "event", "report"]
-    last, report = got[-1][2]
+    wired, report = got[-1][2]
+    last = _unwire(wired)
     assert last.done and last.checked == 3
     assert report.summary_line() == "checked 3 / current 0 / stale 3 / unresolved 0"
