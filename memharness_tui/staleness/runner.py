@@ -159,6 +159,7 @@ class StalenessPass:
 
     ``work``: the work list :meth:`work_list` read moments before (the wrong-repo precheck
     reads it anyway), so the pass need not read every pin again; the next run reads afresh.
+    ``checkers``: likewise the precheck's open repos (one per entry of ``repos``).
     Rows revised or retracted since it was read are skipped by the writer's liveness guard,
     exactly as for rows changed while a pass runs.
 
@@ -181,6 +182,7 @@ class StalenessPass:
         clock: Clock | None = None,
         store_factory: Callable[..., Store] | None = None,
         work: Sequence[WorkItem] | None = None,
+        checkers: Sequence[GitChecker] | None = None,
     ) -> None:
         if not repos:
             raise ValueError("a staleness pass needs at least one repo")
@@ -201,6 +203,7 @@ class StalenessPass:
         self._store_factory = store_factory
         self._cancel = threading.Event()
         self._work = list(work) if work is not None else None
+        self._checkers = list(checkers) if checkers is not None else None
         self.report = PassReport(check_only=check_only)
 
     # -- control ---------------------------------------------------------
@@ -227,11 +230,16 @@ class StalenessPass:
     # -- the pass --------------------------------------------------------
 
     def open_checkers(self) -> list[GitChecker]:
-        """Open every repo and walk HEAD's history (raises RepoError before any write)."""
+        """Open every repo and walk HEAD's history (raises RepoError before any write).
+
+        Checkers handed over (``checkers``: the ones a precheck opened moments before, one per
+        repo, in order) are used once instead of opening the repos again.
+        """
+        handed, self._checkers = self._checkers, None
         checkers: list[GitChecker] = []
         seen: set[Path] = set()
-        for r in self.repos:
-            ch = GitChecker(r)
+        for i, r in enumerate(self.repos):
+            ch = handed[i] if handed is not None and i < len(handed) else GitChecker(r)
             if ch.path not in seen:
                 seen.add(ch.path)
                 checkers.append(ch)

@@ -261,7 +261,7 @@ class _Child:
     def __init__(self, inp: IO[bytes], out: IO[bytes]) -> None:
         self.inp, self.out = inp, out
         self.jobs: queue.Queue[tuple[str, int, dict[str, Any]] | None] = queue.Queue()
-        self.prechecked: tuple[str, list[str], list[Any]] | None = None
+        self.prechecked: tuple[str, list[str], list[Any], list[Any]] | None = None
         self.lock = threading.Lock()
         self.cancelled: set[int] = set()
         self.current: tuple[int, Any] | None = None
@@ -296,18 +296,19 @@ class _Child:
                 self.run(run, kwargs)
 
     def precheck(self, run: int, kwargs: dict[str, Any]) -> None:
-        from .git import RepoError
-        from .precheck import coverage_and_work
+        from .git import GitChecker, RepoError
+        from .precheck import coverage_and_work_with
 
         self.prechecked = None
         try:
-            cov, work = coverage_and_work(kwargs["db_path"], kwargs["repos"])
+            checkers = [GitChecker(r) for r in kwargs["repos"]]
+            cov, work = coverage_and_work_with(checkers, kwargs["db_path"])
         except RepoError as exc:
             _send(self.out, ("repo_error", run, _error_text(exc)))
         except Exception as exc:  # noqa: BLE001 - every failure goes back as one line
             _send(self.out, ("error", run, _error_text(exc)))
         else:
-            self.prechecked = (kwargs["db_path"], list(kwargs["repos"]), work)
+            self.prechecked = (kwargs["db_path"], list(kwargs["repos"]), work, checkers)
             _send(self.out, ("coverage", run, (cov.pins, cov.resolved)))
 
     def run(self, run: int, kwargs: dict[str, Any]) -> None:
@@ -316,12 +317,13 @@ class _Child:
         kept, self.prechecked = self.prechecked, None  # a precheck's list is used once
         try:
             work = kwargs.pop("work")
+            checkers = None
             if kwargs.pop("prechecked") and kept is not None \
                     and kept[:2] == (kwargs["db_path"], kwargs["repos"]):
-                work = kept[2]
+                work, checkers = kept[2], kept[3]
             elif work is not None:
                 work = [WorkItem(*w) for w in work]
-            spass = StalenessPass(**kwargs, work=work)
+            spass = StalenessPass(**kwargs, work=work, checkers=checkers)
             with self.lock:
                 self.current = (run, spass)
                 if run in self.cancelled:

@@ -256,3 +256,20 @@ def test_the_child_serves_requests_from_its_stdin_until_it_closes(
     last = _unwire(wired)
     assert last.done and last.checked == 3
     assert report.summary_line() == "checked 3 / current 0 / stale 3 / unresolved 0"
+
+
+def test_a_pass_handed_the_prechecks_checkers_uses_them_once(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    from memharness_tui.staleness.git import GitChecker
+    from memharness_tui.staleness.precheck import coverage_and_work_with
+
+    here, there, _ = _two_copies(scenario, tmp_path)
+    checker = GitChecker(scenario.path)
+    cov, work = coverage_and_work_with([checker], there)
+    assert cov == pin_coverage(here, [scenario.path])
+    spass = StalenessPass(there, [scenario.path], work=work, checkers=[checker])
+    assert spass.open_checkers() == [checker]  # handed over: not opened again
+    assert spass.open_checkers()[0] is not checker  # used once
+    spass = StalenessPass(there, [scenario.path], work=work, checkers=[checker])
+    assert spass.run().verdicts == StalenessPass(here, [scenario.path]).run().verdicts
