@@ -189,14 +189,13 @@ class PassController:
 
     def child_events(self, st: PassState) -> Iterator[PassProgress]:
         """:meth:`events`, from the pass process (``st.spass.report`` is its report after)."""
-        from memharness_tui.staleness.worker import job_for
+        from memharness_tui.staleness.worker import WorkerLost, job_for
 
-        assert self.worker is not None
-        from memharness_tui.staleness.worker import WorkerLost
-
+        worker = self.worker
+        assert worker is not None
         job = job_for(st.spass, prechecked=st.prechecked)
         try:
-            for event in self.worker.events(job, st.spass):
+            for event in worker.events(job, st.spass):
                 st.keep(list(event.verdicts))
                 yield event
         except WorkerLost as e:
@@ -231,8 +230,9 @@ class PassController:
 
     def _cancel(self, st: PassState) -> None:
         st.spass.cancel()
-        if self.worker is not None:
-            self.worker.cancel()  # a pass in the child process (a no-op when none runs there)
+        worker = self.worker  # read once: the pass thread may give the process up meanwhile
+        if worker is not None:
+            worker.cancel()  # a pass in the child process (a no-op when none runs there)
 
     def elapsed(self, st: PassState) -> float:
         st.elapsed = max(0.0, self.timer() - st.started)
