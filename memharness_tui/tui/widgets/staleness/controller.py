@@ -134,8 +134,9 @@ class PassController:
 
     def close(self) -> None:
         """Stop the pass process, if one was started."""
-        if self.worker is not None:
-            self.worker.close()
+        worker = self.worker
+        if worker is not None:
+            worker.close()
 
     def can_use_child(self, clock: object, throttle: object) -> bool:
         """Whether a pass with these options would run in the (warm) pass process."""
