@@ -11,10 +11,11 @@ Protocol: length-prefixed pickles over the child's stdin/stdout, both ends this 
 Parent → child: ``("precheck", run, kwargs)``, ``("job", run, kwargs)``, ``("cancel", run)``.
 Child → parent: ``("coverage", run, (pins, resolved))`` or ``("repo_error", run, text)`` for a
 precheck; ``("event", run, event)`` per batch (a PassProgress as plain data, see ``_wire``),
-then ``("report", run, (last event, PassReport))`` (the report's verdicts left out: they came with the events) or ``("error", run,
-text)``. The report comes with the last event so that whoever sees the pass end can read it. The child writes
-nothing else to stdout (its own prints go to stderr, which the parent discards: the terminal
-belongs to the app), and exits when its stdin closes.
+then ``("report", run, (last event, PassReport))`` — the report's verdicts left out, they came
+with the events — or ``("error", run, text)``. The report comes with the last event, so that
+whoever sees the pass end can read it. The child writes nothing else to stdout (its own prints
+go to stderr, which the parent discards: the terminal belongs to the app), and exits when its
+stdin closes.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def job_for(spass: StalenessPass, *, prechecked: bool = False) -> dict[str, Any]
     if spass.clock is not None or spass._store_factory is not None:
         raise ValueError("a pass with its own clock or store factory runs in this process")
     work, spass._work = spass._work, None
-    return {"prechecked": prechecked and work is None,"db_path": spass.db_path, "repos": [str(r) for r in spass.repos],
+    return {"prechecked": prechecked and work is None, "db_path": spass.db_path,
+            "repos": [str(r) for r in spass.repos],
             "check_only": spass.check_only, "downgrade": spass.downgrade,
             "factor": spass.factor, "batch_size": spass.batch_size,
             "work": [tuple(w) for w in work] if work is not None else None}

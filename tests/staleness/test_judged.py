@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 
 import pytest
 
@@ -68,7 +69,9 @@ def test_judged_matches_on_shallow_and_partial_clones(
         assert fast.judged(pin, path) == expected(slow, pin, path), (pin, path)
 
 
-def test_judged_shows_a_path_that_became_a_folder_or_a_file_as_a_folder(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_judged_shows_a_path_that_became_a_folder_or_a_file_as_a_folder(
+    tmp_path: Path,
+) -> None:
     from .staleness_helpers import Repo
 
     r = Repo.init(tmp_path / "r")
