@@ -8,7 +8,8 @@ pass's modules once and then runs each pass it is sent with the headless command
 The app only unpickles events and paints.
 
 Protocol: length-prefixed pickles over the child's stdin/stdout, both ends this package.
-Parent → child: ``("precheck", run, kwargs)``, ``("job", run, kwargs)``, ``("cancel", run)``.
+Parent → child: ``("precheck", run, kwargs)`` (with the pass to start at once when the repos
+hold the pins), ``("job", run, kwargs)``, ``("cancel", run)``.
 Child → parent: ``("coverage", run, (pins, resolved))`` or ``("repo_error", run, text)`` for a
 precheck; ``("event", run, event)`` per batch (a PassProgress as plain data, see ``_wire``),
 then ``("report", run, (last event, PassReport))`` — the report's verdicts left out, they came
@@ -113,6 +114,8 @@ class PassWorker:
         self._reading = threading.Lock()  # one request reads the child's answers at a time
         self._runs = 0
         self._current = 0
+        # a pass the child started right after an OK precheck, until events() adopts it
+        self._speculative: tuple[int, dict[str, Any]] | None = None
 
     @property
     def alive(self) -> bool:
@@ -146,6 +149,9 @@ class PassWorker:
             if kind == "job":
                 self._current = run
             try:
+                if self._speculative is not None:  # not adopted: it stops at its next batch
+                    _send(proc.stdin, ("cancel", self._speculative[0]))
+                    self._speculative = None
                 _send(proc.stdin, (kind, run, payload))
             except (BrokenPipeError, OSError) as e:
                 self._lost()
@@ -165,16 +171,26 @@ class PassWorker:
                 return kind, payload
             # else: left over from a request abandoned earlier
 
-    def precheck(self, db_path: str, repos: list[str]) -> PinCoverage:
+    def precheck(self, db_path: str, repos: list[str],
+                 job: dict[str, Any] | None = None) -> PinCoverage:
         """The wrong-repo precheck (``precheck.pin_coverage``), computed in the child, which
         keeps the work list it read for the pass that may follow (``job_for(prechecked=True)``).
-        Raises RepoError as the in-process precheck does."""
+        Raises RepoError as the in-process precheck does.
+
+        ``job`` (``job_for(..., prechecked=True)`` of the pass the caller will start when the
+        repos hold the pins): the child starts it at once instead of waiting for the caller's
+        round trip; :meth:`events` with an equal job takes it over (any other request first
+        cancels it, before its next batch).
+        """
         from .git import RepoError
         from .precheck import PinCoverage
 
         with self._reading:
-            run = self._request("precheck", {"db_path": db_path, "repos": list(repos)})
+            payload_in: dict[str, Any] = {"db_path": db_path, "repos": list(repos), "job": job}
+            run = self._request("precheck", payload_in)
             kind, payload = self._answer(run)
+            if kind == "coverage" and job is not None and not PinCoverage(*payload).wrong_repo:
+                self._speculative = (run, job)
         if kind == "coverage":
             return PinCoverage(*payload)
         if kind == "repo_error":
@@ -189,7 +205,15 @@ class PassWorker:
         child went away (it is started afresh next time).
         """
         with self._reading:
-            run = self._request("job", job)
+            spec = self._speculative
+            if spec is not None and spec[1] == job:  # the child runs it already: take it over
+                with self._lock:
+                    self._speculative = None
+                    run = self._current = spec[0]
+                if report_to.cancelled:  # cancelled before it was taken over
+                    self.cancel()
+            else:
+                run = self._request("job", job)
             verdicts: list[Any] = []
             try:
                 while True:
@@ -312,6 +336,9 @@ class _Child:
         else:
             self.prechecked = (kwargs["db_path"], list(kwargs["repos"]), work, checkers)
             _send(self.out, ("coverage", run, (cov.pins, cov.resolved)))
+            job = kwargs.get("job")
+            if job is not None and not cov.wrong_repo:
+                self.run(run, dict(job))  # the pass the app starts next: under this run id
 
     def run(self, run: int, kwargs: dict[str, Any]) -> None:
         from .runner import StalenessPass, WorkItem

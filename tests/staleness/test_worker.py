@@ -273,3 +273,49 @@ def test_a_pass_handed_the_prechecks_checkers_uses_them_once(
     assert spass.open_checkers()[0] is not checker  # used once
     spass = StalenessPass(there, [scenario.path], work=work, checkers=[checker])
     assert spass.run().verdicts == StalenessPass(here, [scenario.path]).run().verdicts
+
+
+def test_the_pass_started_by_an_ok_precheck_is_taken_over(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    local: list[PassProgress] = []
+    expected = StalenessPass(here, [scenario.path], batch_size=5, on_progress=local.append).run()
+    job = job_for(StalenessPass(there, [scenario.path], batch_size=5), prechecked=True)
+    worker.precheck(str(there), [str(scenario.path)], job)
+    requests = worker._runs
+    spass = StalenessPass(there, [scenario.path], batch_size=5)
+    remote = list(worker.events(job_for(spass, prechecked=True), spass))
+    assert worker._runs == requests  # no second request: the running pass was taken over
+    assert [(e.checked, e.done) for e in remote] == [(e.checked, e.done) for e in local]
+    assert spass.report.verdicts == expected.verdicts
+    mine, theirs = rows(here), rows(there)
+    assert [theirs[f]["freshness"] for f in ids] == [mine[f]["freshness"] for f in ids]
+
+
+def test_a_different_pass_after_the_precheck_replaces_the_one_it_started(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    job = job_for(StalenessPass(there, [scenario.path], batch_size=5), prechecked=True)
+    worker.precheck(str(there), [str(scenario.path)], job)
+    spass = StalenessPass(there, [scenario.path], batch_size=3)  # not the pass prechecked
+    events = list(worker.events(job_for(spass, prechecked=True), spass))
+    assert [e.checked for e in events][:3] == [0, 3, 6]  # this job's own batches
+    assert events[-1].done and not events[-1].cancelled
+    expected = StalenessPass(here, [scenario.path]).run()
+    assert spass.report.summary_line() == expected.summary_line()
+    mine, theirs = rows(here), rows(there)
+    assert [theirs[f]["freshness"] for f in ids] == [mine[f]["freshness"] for f in ids]
+
+
+def test_a_wrong_repo_precheck_starts_nothing(
+    scenario: Scenario, other_repo: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    _, there, _ = _two_copies(scenario, tmp_path)
+    before = rows(there)
+    job = job_for(StalenessPass(there, [other_repo.path]), prechecked=True)
+    cov = worker.precheck(str(there), [str(other_repo.path)], job)
+    assert cov.wrong_repo and worker._speculative is None
+    worker.precheck(str(there), [str(other_repo.path)])  # the child is idle again: it answers
+    assert rows(there) == before

@@ -61,31 +61,38 @@ async def test_a_pass_in_the_pass_process_ends_on_the_headless_summary(env: Env)
 
 
 async def test_cancel_reaches_the_pass_process(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The cancel goes down the pipe right behind the job; 200 more pins, one per batch, keep the
-    pass busy far longer than the cancel takes to land. Whole batches only are written."""
+    """The pass the child started after its precheck is taken over, and c cancels it there:
+    200 more pins, one per batch, keep it busy far longer than the cancel takes to land. Whole
+    batches only are written."""
     from memharness_tui.staleness import worker as worker_mod
 
     for i in range(200):
         env.store.remember("more", f"fact {i}", source_commit=env.shop.c1,
                            source_path="src/config.py")
     app = real_clock_app(env, batch_size=1)
-    sent: list[str] = []
+    requests: list[str] = []
     real_request = worker_mod.PassWorker._request
+    real_events = worker_mod.PassWorker.events
 
     def request(self, kind, payload):  # type: ignore[no-untyped-def]
-        run = real_request(self, kind, payload)
-        if kind == "job":
-            sent.append(kind)
-            app.call_from_thread(dash.action_cancel_pass)  # as pressing c does
-        return run
+        requests.append(kind)
+        return real_request(self, kind, payload)
+
+    def events(self, job, report_to):  # type: ignore[no-untyped-def]
+        for n, event in enumerate(real_events(self, job, report_to)):
+            if n == 1:
+                app.call_from_thread(dash.action_cancel_pass)  # as pressing c does
+            yield event
 
     monkeypatch.setattr(worker_mod.PassWorker, "_request", request)
+    monkeypatch.setattr(worker_mod.PassWorker, "events", events)
     async with app.run_test(size=(140, 40)) as pilot:
         dash = await ready(pilot)
         await pilot.press("s")
         await until_done(pilot, dash)
         st = dash.state
-        assert sent == ["job"] and st is not None and st.done and st.last is not None
+        assert requests == ["precheck"]  # the pass was the one the precheck started
+        assert st is not None and st.done and st.last is not None
         assert st.last.cancelled and st.last.checked < st.last.total == 207
         assert "cancelled" in str(dash.query_one("#dash-rate").render())
     written = [r for r in rows(env.db).values() if r["freshness"] is not None]

@@ -180,7 +180,7 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         try:
             if in_child:  # the pass process reads the pins, off the UI's GIL, and keeps them
                 cov, in_child = await asyncio.to_thread(self.controller.precheck, info.path,
-                                                        repos)
+                                                        repos, self.options.batch_size)
             else:
                 cov, work = await asyncio.to_thread(coverage_and_work, info.path, repos)
         except RepoError:

@@ -142,18 +142,22 @@ class PassController:
         """Whether a pass with these options would run in the (warm) pass process."""
         return self.worker is not None and clock is None and throttle is None
 
-    def precheck(self, db_path: str, repos: list[str]) -> tuple[PinCoverage, bool]:
+    def precheck(self, db_path: str, repos: list[str],
+                 batch_size: int) -> tuple[PinCoverage, bool]:
         """The wrong-repo precheck (call from a thread): in the pass process, which keeps
-        the work list it read for the pass started right after with ``prechecked``; in this
-        process when there is none (or it went away). Returns (coverage, prechecked there).
-        Raises RepoError."""
+        the work list it read for the pass started right after with ``prechecked`` — and, when
+        the repos hold the pins, starts that pass (writing, ``batch_size``) at once, for
+        :meth:`start` to take over; in this process when there is none (or it went away).
+        Returns (coverage, prechecked there). Raises RepoError."""
         from memharness_tui.staleness.precheck import pin_coverage
-        from memharness_tui.staleness.worker import WorkerLost
+        from memharness_tui.staleness.runner import StalenessPass
+        from memharness_tui.staleness.worker import WorkerLost, job_for
 
         worker = self.worker
         if worker is not None:
+            job = job_for(StalenessPass(db_path, repos, batch_size=batch_size), prechecked=True)
             try:
-                return worker.precheck(db_path, repos), True
+                return worker.precheck(db_path, repos, job), True
             except WorkerLost:
                 self._give_up_child()
         return pin_coverage(db_path, repos), False
