@@ -135,5 +135,7 @@ async def test_a_pass_process_lost_mid_pass_fails_that_pass_and_the_next_runs_in
         assert dash.controller.worker is None
         await pilot.press("s")
         await until_done(pilot, dash)
-        assert dash.state.error is None and shown_summary(dash) == SUMMARY
+        # the pass the child had started after its precheck may have adopted the pin already
+        assert dash.state.error is None and not dash.controller.in_child(dash.state)
+        assert shown_summary(dash) in (SUMMARY, SUMMARY.removesuffix(" / backfilled 1"))
     assert verdicts(env) == EXPECTED
