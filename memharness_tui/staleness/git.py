@@ -21,7 +21,7 @@ import pygit2
 
 from .pins import is_sha_like, normalize_path, normalize_sha, short_sha
 from .triage import DiffHunk, DiffLine, PathChange
-from .verdicts import GitFacts, classify
+from .verdicts import CURRENT, STALE, UNRESOLVED, GitFacts, classify
 
 __all__ = ["Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for", "find_repo"]
 
@@ -121,6 +121,10 @@ class GitChecker:
         self._paths: dict[str | None, tuple[str | None, bool]] = {}
         self._pins: dict[str, tuple[str, pygit2.Commit | None, str | None, pygit2.Oid | None,
                                     bool, bool, str | None]] = {}
+        # pin -> (commit id, commit, is HEAD, short SHA, full SHA) for a pin that resolved to
+        # HEAD or an ancestor without an error; None for any other pin (see :meth:`judged`)
+        self._fast: dict[str, tuple[pygit2.Oid, pygit2.Commit, bool, str, str] | None] = {}
+        self._head_entries: dict[str, tuple[str, bool] | None] = {}  # HEAD's, by path
 
     def __repr__(self) -> str:
         return f"GitChecker({str(self.path)!r}, head={self.head[:7]})"
@@ -285,6 +289,48 @@ class GitChecker:
             repo=self._repo_str,
             error=error,
         )
+
+    def judged(self, pin: str, path: str | None = None) -> tuple[str, str, str | None]:
+        """(freshness, reason, resolved full SHA): ``classify(self.facts(pin, path))`` and
+        the facts' commit, without building the facts for the common pin (HEAD or an ancestor,
+        with a plain path or none). The pass calls this once per distinct (pin, path); every
+        other pin goes through :meth:`facts` and :func:`classify` themselves."""
+        fast = self._fast.get(pin, _MISSING)
+        if fast is _MISSING:
+            resolution, commit, _, cid, is_head, is_ancestor, error = self._pin(pin)
+            fast = None
+            if commit is not None and is_ancestor and error is None:
+                fast = (cid, commit, is_head, short_sha(pin), str(cid))
+            self._fast[pin] = fast  # type: ignore[assignment]
+        paths = self._paths.get(path)
+        if fast is None or paths is None or paths[1]:
+            facts = self.facts(pin, path)
+            return (*classify(facts), facts.commit)
+        cid, commit, is_head, sha, full = fast  # type: ignore[misc]
+        norm = paths[0]
+        if norm is None:
+            if is_head:
+                return CURRENT, f"{sha} is HEAD", full
+            return STALE, f"HEAD has moved past {sha}", full
+        try:
+            e_pin = self._entry(cid, commit, norm)
+            e_head = self._head_entries.get(norm, _MISSING)
+            if e_head is _MISSING:
+                e_head = self._head_entries[norm] = self._entry(self._head_id,
+                                                                 self.head_commit, norm)
+        except MissingObjects:
+            facts = self.facts(pin, path)  # says which objects are missing
+            return (*classify(facts), facts.commit)
+        if e_pin is None:
+            return UNRESOLVED, f"{norm} did not exist at {sha}", full
+        shown = f"{norm}/" if e_pin[1] or (e_head is not None and e_head[1]) else norm
+        if e_head is None:
+            return STALE, f"{shown} was deleted since {sha}", full
+        if e_pin[0] == e_head[0]:
+            if is_head:
+                return CURRENT, f"{sha} is HEAD", full
+            return CURRENT, f"{shown} unchanged since {sha}", full
+        return STALE, f"{shown} changed since {sha}", full
 
     def judge(self, pin: str, path: str | None = None) -> tuple[str, str]:
         """(freshness, reason) for one pin against this repo's HEAD."""

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .git import GitChecker
     from .runner import WorkItem
 
-__all__ = ["PinCoverage", "coverage", "coverage_and_work", "pin_coverage"]
+__all__ = ["PinCoverage", "coverage", "coverage_and_work", "coverage_and_work_with",
+           "pin_coverage"]
 
 
 @dataclass(frozen=True)
@@ -78,10 +80,16 @@ def coverage_and_work(db_path: str | os.PathLike[str],
     every pin a second time.
     """
     from memharness_tui.staleness.git import GitChecker
+
+    return coverage_and_work_with([GitChecker(Path(r)) for r in repos], db_path)
+
+
+def coverage_and_work_with(checkers: Sequence[GitChecker], db_path: str | os.PathLike[str],
+                           ) -> tuple[PinCoverage, list[WorkItem]]:
+    """:func:`coverage_and_work` with the repos already open (the pass process keeps them for
+    the pass that follows: the commits looked up here stay resolved)."""
     from memharness_tui.staleness.runner import StalenessPass
     from memharness_tui.store import Store
-
-    checkers = [GitChecker(Path(r)) for r in repos]
 
     def resolves(commit: str) -> bool:
         return any(ch.resolve(commit)[0] == "commit" for ch in checkers)

@@ -9,6 +9,7 @@ A UI either calls :meth:`run` in a worker (progress via ``on_progress``) or driv
 
 from __future__ import annotations
 
+import operator
 import os
 import threading
 import time
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .git import GitChecker, RepoError
 from .pins import Pin, is_sha_like, normalize_path, normalize_sha, parse_source_ref
-from .verdicts import CURRENT, STALE, UNRESOLVED, Verdict, classify, classify_many
+from .verdicts import CURRENT, STALE, UNRESOLVED, Verdict, classify_many
 
 if TYPE_CHECKING:
     from memharness_tui.store import Store
@@ -158,6 +159,7 @@ class StalenessPass:
 
     ``work``: the work list :meth:`work_list` read moments before (the wrong-repo precheck
     reads it anyway), so the pass need not read every pin again; the next run reads afresh.
+    ``checkers``: likewise the precheck's open repos (one per entry of ``repos``).
     Rows revised or retracted since it was read are skipped by the writer's liveness guard,
     exactly as for rows changed while a pass runs.
 
@@ -180,6 +182,7 @@ class StalenessPass:
         clock: Clock | None = None,
         store_factory: Callable[..., Store] | None = None,
         work: Sequence[WorkItem] | None = None,
+        checkers: Sequence[GitChecker] | None = None,
     ) -> None:
         if not repos:
             raise ValueError("a staleness pass needs at least one repo")
@@ -200,6 +203,7 @@ class StalenessPass:
         self._store_factory = store_factory
         self._cancel = threading.Event()
         self._work = list(work) if work is not None else None
+        self._checkers = list(checkers) if checkers is not None else None
         self.report = PassReport(check_only=check_only)
 
     # -- control ---------------------------------------------------------
@@ -226,11 +230,16 @@ class StalenessPass:
     # -- the pass --------------------------------------------------------
 
     def open_checkers(self) -> list[GitChecker]:
-        """Open every repo and walk HEAD's history (raises RepoError before any write)."""
+        """Open every repo and walk HEAD's history (raises RepoError before any write).
+
+        Checkers handed over (``checkers``: the ones a precheck opened moments before, one per
+        repo, in order) are used once instead of opening the repos again.
+        """
+        handed, self._checkers = self._checkers, None
         checkers: list[GitChecker] = []
         seen: set[Path] = set()
-        for r in self.repos:
-            ch = GitChecker(r)
+        for i, r in enumerate(self.repos):
+            ch = handed[i] if handed is not None and i < len(handed) else GitChecker(r)
             if ch.path not in seen:
                 seen.add(ch.path)
                 checkers.append(ch)
@@ -272,18 +281,7 @@ class StalenessPass:
                 verdicts = [judge(item) for item in batch]
                 if not self.check_only:
                     verdicts = self._write(store, verdicts)
-                for v in verdicts:
-                    report.verdicts.append(v)
-                    report.checked += 1
-                    if v.backfilled:
-                        report.backfilled += 1
-                    if v.freshness == CURRENT:
-                        report.current += 1
-                    elif v.freshness == STALE:
-                        report.stale += 1
-                        report.stale_ids.append(v.fact_id)
-                    else:
-                        report.unresolved += 1
+                _count(report, verdicts)
                 report.elapsed = time.perf_counter() - started
                 yield self._event(report, verdicts, batch[-1].fact_id)
             report.elapsed = time.perf_counter() - started
@@ -329,11 +327,12 @@ class StalenessPass:
                 pinned_commits.extend(t.source_commit for t in page if t.source_commit)
             for t in page:
                 commit = (t.source_commit or "").strip()
-                path = _ref_path_for(t) if t.source_path is None else None
+                path = _ref_path_for(t) if t.source_path is None and t.source_ref else None
+                # positional, as tuple.__new__ takes them: one WorkItem per pin
                 if path is not None:
-                    items.append(WorkItem(t.id, commit, path, True, path_only=True))
+                    items.append(_new_item(WorkItem, (t.id, commit, path, True, True)))
                 else:
-                    items.append(WorkItem(t.id, commit, t.source_path, False))
+                    items.append(_new_item(WorkItem, (t.id, commit, t.source_path, False, False)))
             if len(page) < _PAGE:
                 break
             after = page[-1].id
@@ -347,7 +346,7 @@ class StalenessPass:
             if len(page) < _PAGE:
                 break
             after = page[-1].id
-        items.sort(key=lambda w: w.fact_id)
+        items.sort(key=_fact_id)  # two runs already in id order
         return items
 
     def _write(self, store: Store, verdicts: list[Verdict]) -> list[Verdict]:
@@ -358,21 +357,19 @@ class StalenessPass:
         batch and listed in ``report.skipped``: the store's ``live_only`` guard
         re-checks that inside the write lock, so no separate re-read is needed.
         """
-        from memharness_tui.store.types import StalenessUpdate
-
         kept = verdicts
         if not kept:
             return kept
         checked_at = store.now()
-        # positional (id, freshness, checked_at, checked_head, source_commit, source_path):
-        # one update per pin. A path-only backfill passes no commit: the writer's live_only
-        # guard accepts a commit only for rows still unpinned.
+        # StalenessUpdate's fields as plain tuples, (id, freshness, checked_at, checked_head,
+        # source_commit, source_path): one per pin. A path-only backfill passes no commit: the
+        # writer's live_only guard accepts a commit only for rows still unpinned.
         written = store.set_staleness_many(
             [
-                StalenessUpdate(v.fact_id, v.freshness, checked_at, v.checked_head, None, None)
+                (v.fact_id, v.freshness, checked_at, v.checked_head, None, None)
                 if not v.backfilled else
-                StalenessUpdate(v.fact_id, v.freshness, checked_at, v.checked_head,
-                                None if v.path_only else v.commit, v.path)
+                (v.fact_id, v.freshness, checked_at, v.checked_head,
+                 None if v.path_only else v.commit, v.path)
                 for v in kept
             ],
             live_only=True,  # the guard re-checks liveness inside the write lock
@@ -412,6 +409,29 @@ class StalenessPass:
         self.report.downgraded.append((old.id, new_id))
 
 
+def _count(report: PassReport, verdicts: list[Verdict]) -> None:
+    """Add a batch's verdicts (as written) to the report's list and counts."""
+    report.verdicts.extend(verdicts)
+    report.checked += len(verdicts)
+    current = stale = unresolved = backfilled = 0
+    stale_ids = report.stale_ids
+    for v in verdicts:
+        freshness = v[1]
+        if freshness == CURRENT:
+            current += 1
+        elif freshness == STALE:
+            stale += 1
+            stale_ids.append(v[0])
+        else:
+            unresolved += 1
+        if v[8]:  # backfilled
+            backfilled += 1
+    report.current += current
+    report.stale += stale
+    report.unresolved += unresolved
+    report.backfilled += backfilled
+
+
 def _backfill_path(t: StalenessTarget, pin: Pin) -> str | None:
     """A candidate's own source_path wins over the path parsed from source_ref."""
     own = normalize_path(t.source_path) if t.source_path else None
@@ -441,22 +461,30 @@ class _Judge:
     def __init__(self, checkers: Sequence[GitChecker]) -> None:
         self.checkers = list(checkers)
         self._cache: dict[tuple[str, str | None], tuple[str, str, str, str, str | None]] = {}
+        one = self.checkers[0] if len(self.checkers) == 1 else None
+        # one repo: its checker's fast path, and the same repo and HEAD for every verdict
+        self._one = (one.judged, one._repo_str, one.head) if one is not None else None
 
     def __call__(self, item: WorkItem) -> Verdict:
         fact_id, commit, path, backfill, path_only = item
-        key = (commit.lower(), path)
-        hit = self._cache.get(key)
-        if hit is None:
-            if len(self.checkers) == 1:
-                facts = self.checkers[0].facts(commit, path)
-                freshness, reason = classify(facts)
-            else:
+        if self._one is not None:  # the checker caches per pin and per (commit, path) itself
+            judged, repo, head = self._one
+            freshness, reason, resolved = judged(commit, path)
+        else:
+            key = (commit.lower(), path)
+            hit = self._cache.get(key)
+            if hit is None:
                 facts, freshness, reason = classify_many(
                     [c.facts(commit, path) for c in self.checkers]
                 )
-            hit = (freshness, reason, facts.repo, facts.head, facts.commit)
-            self._cache[key] = hit
-        freshness, reason, repo, head, resolved = hit
+                hit = self._cache[key] = (freshness, reason, facts.repo, facts.head,
+                                          facts.commit)
+            freshness, reason, repo, head, resolved = hit
         # positional: one Verdict per pin, in the field order of the NamedTuple
-        return Verdict(fact_id, freshness, reason, commit, path, repo, head, resolved,
-                       backfill, path_only)
+        return _new_verdict(Verdict, (fact_id, freshness, reason, commit, path, repo, head,
+                                      resolved, backfill, path_only))
+
+
+_new_verdict = tuple.__new__  # a Verdict from its ten fields, without NamedTuple's __new__
+_new_item = tuple.__new__  # the same for a WorkItem's five
+_fact_id = operator.itemgetter(0)

@@ -573,7 +573,7 @@ class Store(RecallReads, BrowseReads, SplitScans, RememberedReads):
 
     @_guarded(writing=True)
     def set_staleness_many(
-        self, updates: Sequence[StalenessUpdate], *, live_only: bool = False
+        self, updates: Sequence[StalenessUpdate | tuple[Any, ...]], *, live_only: bool = False
     ) -> list[int]:
         """Write verdicts in one short transaction. Touches only the source-axis columns.
 
@@ -584,11 +584,13 @@ class Store(RecallReads, BrowseReads, SplitScans, RememberedReads):
         self._writable()
         # (freshness, checked_at, checked_head, id) for a plain verdict; a row that adopts a
         # pin also carries (source_commit, source_path). Validated once per distinct value.
+        # An update may also be a plain tuple of StalenessUpdate's six fields, in order (the
+        # pass sends those: no object to build per verdict).
         rows: list[tuple[Any, ...]] = []
         stamps: dict[str, str] = {}
         heads: dict[str, str] = {}
         for u in updates:
-            fact_id, freshness, at, head, commit, path = (
+            fact_id, freshness, at, head, commit, path = u if type(u) is tuple else (
                 u.id, u.freshness, u.checked_at, u.checked_head, u.source_commit, u.source_path)
             if freshness not in FRESHNESS_VALUES:
                 raise InvalidInput(

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+import pytest
 
 from memharness_tui.staleness.runner import StalenessPass
 from memharness_tui.store import FakeClock, Store
+from memharness_tui.store.errors import InvalidInput
 from memharness_tui.store.types import StalenessUpdate
 
 from .staleness_helpers import SOURCE_AXIS, Scenario, make_store, rows
@@ -66,3 +70,32 @@ def test_a_live_batch_skips_gone_rows_and_a_repeated_id_keeps_its_last_verdict(
         assert store.get(ids[2]).freshness == "unresolved"
         assert (store.get(ids[3]).freshness, store.get(ids[3]).source_commit) == (
             "current", "d" * 40)
+
+
+def test_the_writer_takes_plain_tuples_exactly_as_staleness_updates(tmp_path: Path) -> None:
+    """The pass hands the writer 6-tuples in StalenessUpdate's field order: same rows written,
+    same checks (a bad verdict in either form is refused and nothing is written)."""
+    a, b = tmp_path / "a.db", tmp_path / "b.db"
+    ids = make_store(a, [{"source_commit": "a" * 40}] * 2 + [{"source_ref": "x@" + "c" * 40}])
+    shutil.copyfile(a, b)
+    fields = [(ids[0], "stale", "2026-03-01", HEAD40, None, None),
+              (ids[1], "current", "2026-03-01T10:00:00Z", HEAD40, None, None),
+              (ids[2], "unresolved", "2026-03-01", HEAD40, "c" * 40, "src/x.py")]
+    with Store.open(str(a)) as store:
+        assert store.set_staleness_many([StalenessUpdate(*f) for f in fields],
+                                        live_only=True) == ids
+    with Store.open(str(b)) as store:
+        assert store.set_staleness_many(fields, live_only=True) == ids
+    assert rows(a) == rows(b)
+    for bad in [(ids[0], "fresh", "2026-03-01", HEAD40, None, None),
+                (ids[0], "stale", "not a time", HEAD40, None, None),
+                ("1", "stale", "2026-03-01", HEAD40, None, None)]:
+        before = rows(b)
+        said = []
+        with Store.open(str(b)) as store:
+            for form in (bad, StalenessUpdate(*bad)):
+                with pytest.raises(InvalidInput) as refused:
+                    store.set_staleness_many([fields[1], form], live_only=True)
+                said.append(str(refused.value))
+        assert said[0] == said[1] and said[0]
+        assert rows(b) == before

@@ -132,6 +132,14 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         self.log_line(Text("s start a pass · Enter revise · Space mark, then y still true / "
                            "w downgrade · ? all keys", style="dim"))
 
+    def on_show(self) -> None:
+        opts = self.options
+        if opts.clock is None and opts.throttle is None:  # a test's pass stays in-process
+            self.controller.warm()  # the pass process imports while the tab is looked at
+
+    def on_unmount(self) -> None:
+        self.controller.close()
+
     def watch_store_revision(self) -> None:
         if not self.running:  # a pass reloads once at its end
             self.panel.invalidate()
@@ -167,13 +175,20 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
             self.begin_pass()
             return
         repos = list(self.repos)
+        in_child = self.controller.can_use_child(self.options.clock, self.options.throttle)
+        work = None
         try:
-            cov, work = await asyncio.to_thread(coverage_and_work, info.path, repos)
+            if in_child:  # the pass process reads the pins, off the UI's GIL, and keeps them
+                cov, in_child = await asyncio.to_thread(self.controller.precheck, info.path,
+                                                        repos, self.options.batch_size)
+            else:
+                cov, work = await asyncio.to_thread(coverage_and_work, info.path, repos)
         except RepoError:
             self.begin_pass()  # the pass itself says what is wrong with the repo
             return
         if not cov.wrong_repo:
-            self.begin_pass(work)  # the pins just read: the pass need not read them again
+            # the pins just read: the pass need not read them again
+            self.begin_pass(work, prechecked=in_child)
             return
         sentence = cov.sentence([self.short(r) for r in repos])
 
@@ -223,10 +238,11 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
                            style="bold"))
         return st
 
-    def begin_pass(self, work: list[WorkItem] | None = None) -> bool:
+    def begin_pass(self, work: list[WorkItem] | None = None, *, prechecked: bool = False) -> bool:
         st = self.prepare_pass(work)
         if st is None:
             return False
+        st.prechecked = prechecked
         self.controller.start(st, self.options.throttle)
         return True
 

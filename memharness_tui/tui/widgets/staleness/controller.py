@@ -18,8 +18,10 @@ from textual.widget import Widget
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
+    from memharness_tui.staleness.precheck import PinCoverage
     from memharness_tui.staleness.runner import PassProgress, StalenessPass
     from memharness_tui.staleness.verdicts import Verdict
+    from memharness_tui.staleness.worker import PassWorker
 
 UI_INTERVAL = 0.25  # the pass thread posts progress at most this often (plus first and last)
 # Four updates a second keep the counters and the log live to the eye; each one costs the UI
@@ -70,6 +72,7 @@ class PassState:
     elapsed: float = 0.0
     done: bool = False
     error: str | None = None
+    prechecked: bool = False  # the pass process holds the work list its precheck read
 
     def take(self) -> list[Verdict]:
         """The verdicts buffered since the last call (thread-safe)."""
@@ -92,13 +95,79 @@ def pass_error(exc: BaseException) -> str:
 
 
 class PassController:
-    """Owns the running pass for ``owner`` (the widget that receives its messages)."""
+    """Owns the running pass for ``owner`` (the widget that receives its messages).
+
+    A pass runs in a child process (:class:`~memharness_tui.staleness.worker.PassWorker`,
+    started by :meth:`warm`) when it can: there it does not share the GIL with the UI thread,
+    which otherwise stretches the pass by every frame and key the app handles meanwhile. A pass
+    with a test's clock, store factory or throttle runs in the worker thread itself.
+    """
 
     def __init__(self, owner: Widget, timer: Callable[[], float] = time.perf_counter) -> None:
         self.owner = owner
         self.timer = timer
         self.state: PassState | None = None
         self._runs = 0
+        self.worker: PassWorker | None = None
+        self._no_child = False  # the pass process failed once: passes stay in-process
+
+    def warm(self) -> None:
+        """Start the pass process now (its imports take a few hundred ms), so a pass started
+        later does not wait for them. Returns at once. A pass process that cannot be started,
+        or went away, is given up for this session: passes then run in a thread here."""
+        from memharness_tui.staleness.worker import PassWorker, WorkerLost
+
+        if self._no_child:
+            return
+        if self.worker is None:
+            self.worker = PassWorker()
+        try:
+            self.worker.start()
+        except WorkerLost:
+            self._give_up_child()
+
+    def _give_up_child(self) -> None:
+        worker, self.worker = self.worker, None
+        self._no_child = True
+        if worker is not None:
+            worker.close()
+
+    def close(self) -> None:
+        """Stop the pass process, if one was started."""
+        worker = self.worker
+        if worker is not None:
+            worker.close()
+
+    def can_use_child(self, clock: object, throttle: object) -> bool:
+        """Whether a pass with these options would run in the (warm) pass process."""
+        return self.worker is not None and clock is None and throttle is None
+
+    def precheck(self, db_path: str, repos: list[str],
+                 batch_size: int) -> tuple[PinCoverage, bool]:
+        """The wrong-repo precheck (call from a thread): in the pass process, which keeps
+        the work list it read for the pass started right after with ``prechecked`` — and, when
+        the repos hold the pins, starts that pass (writing, ``batch_size``) at once, for
+        :meth:`start` to take over; in this process when there is none (or it went away).
+        Returns (coverage, prechecked there). Raises RepoError."""
+        from memharness_tui.staleness.precheck import pin_coverage
+        from memharness_tui.staleness.runner import StalenessPass
+        from memharness_tui.staleness.worker import WorkerLost, job_for
+
+        worker = self.worker
+        if worker is not None:
+            job = job_for(StalenessPass(db_path, repos, batch_size=batch_size), prechecked=True)
+            try:
+                return worker.precheck(db_path, repos, job), True
+            except WorkerLost:
+                self._give_up_child()
+        return pin_coverage(db_path, repos), False
+
+    def in_child(self, st: PassState,
+                 throttle: Callable[[PassProgress], None] | None = None) -> bool:
+        """Whether ``st``'s pass runs in the pass process: only a pass started after
+        :meth:`warm`, on the system clock, with the default store and no throttle."""
+        spass = st.spass
+        return self.can_use_child(spass.clock, throttle) and spass._store_factory is None
 
     @property
     def running(self) -> bool:
@@ -123,18 +192,34 @@ class PassController:
             st.keep(list(event.verdicts))
             yield event
 
+    def child_events(self, st: PassState) -> Iterator[PassProgress]:
+        """:meth:`events`, from the pass process (``st.spass.report`` is its report after)."""
+        from memharness_tui.staleness.worker import WorkerLost, job_for
+
+        worker = self.worker
+        assert worker is not None
+        job = job_for(st.spass, prechecked=st.prechecked)
+        try:
+            for event in worker.events(job, st.spass):
+                st.keep(list(event.verdicts))
+                yield event
+        except WorkerLost as e:
+            self._give_up_child()
+            raise WorkerLost(f"{e}; the next pass runs in the app") from e
+
     def _run(self, st: PassState, throttle: Callable[[PassProgress], None] | None) -> None:
         worker = get_current_worker()
         last_post = 0.0
+        events = self.child_events(st) if self.in_child(st, throttle) else self.events(st)
         try:
-            for event in self.events(st):
+            for event in events:
                 now = time.monotonic()
                 if event.done or event.checked == 0 or throttle is not None \
                         or now - last_post >= UI_INTERVAL:
                     last_post = now
                     self.owner.post_message(PassProgressed(st.run, event))
                 if worker.is_cancelled:
-                    st.spass.cancel()
+                    self._cancel(st)
                 if throttle is not None:
                     throttle(event)
         except Exception as exc:  # noqa: BLE001 - any failure ends the pass and says why
@@ -145,8 +230,14 @@ class PassController:
         if not self.running:
             return False
         assert self.state is not None
-        self.state.spass.cancel()
+        self._cancel(self.state)
         return True
+
+    def _cancel(self, st: PassState) -> None:
+        st.spass.cancel()
+        worker = self.worker  # read once: the pass thread may give the process up meanwhile
+        if worker is not None:
+            worker.cancel()  # a pass in the child process (a no-op when none runs there)
 
     def elapsed(self, st: PassState) -> float:
         st.elapsed = max(0.0, self.timer() - st.started)

@@ -1,0 +1,321 @@
+"""The pass process (staleness.worker): same verdicts, events and report as a pass in-process;
+its precheck and hand-over of the work list; cancel; a failure or a lost child is one line."""
+
+from __future__ import annotations
+
+import io
+import pickle
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memharness_tui.staleness.git import RepoError
+from memharness_tui.staleness.precheck import pin_coverage
+from memharness_tui.staleness.runner import PassProgress, StalenessPass
+from memharness_tui.staleness.verdicts import Verdict
+from memharness_tui.staleness.worker import PassWorker, WorkerError, _Child, _unwire, job_for
+from memharness_tui.store import FakeClock
+
+from .staleness_helpers import Scenario, make_store, rows
+from .test_runner import scenario_facts
+
+VERDICT_COLUMNS = ("freshness", "checked_head", "source_commit", "source_path")
+
+
+@pytest.fixture
+def worker() -> Iterator[PassWorker]:
+    w = PassWorker()
+    try:
+        yield w
+    finally:
+        w.close()
+
+
+def _two_copies(scenario: Scenario, tmp_path: Path) -> tuple[Path, Path, list[int]]:
+    s = scenario.sha
+    facts = [c[0] for c in scenario_facts(s)]
+    facts += [{"source_ref": f"m@{s['c1']}:src/a.py"}, {"source_ref": "see notes"}]
+    here = tmp_path / "here.db"
+    ids = make_store(here, facts)
+    there = tmp_path / "there.db"
+    shutil.copyfile(here, there)
+    return here, there, ids
+
+
+def test_a_pass_in_the_child_matches_the_pass_in_process(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    local: list[PassProgress] = []
+    expected = StalenessPass(here, [scenario.path], batch_size=5, on_progress=local.append).run()
+
+    spass = StalenessPass(there, [scenario.path], batch_size=5)
+    remote = list(worker.events(job_for(spass), spass))
+    report = spass.report
+
+    assert [(e.checked, e.total, e.done, e.fact_id) for e in remote] == \
+        [(e.checked, e.total, e.done, e.fact_id) for e in local]
+    assert [e.verdicts for e in remote] == [e.verdicts for e in local]
+    assert all(type(v) is Verdict and v.pin for e in remote for v in e.verdicts)
+    assert report.verdicts == expected.verdicts
+    assert report.summary_line() == expected.summary_line()
+    assert (report.stale_ids, report.heads, report.backfilled) == \
+        (expected.stale_ids, expected.heads, 1)
+    mine, theirs = rows(here), rows(there)
+    for fid in ids:  # what was written: the same, checked_at aside (the system clock)
+        assert {c: theirs[fid][c] for c in VERDICT_COLUMNS} == \
+            {c: mine[fid][c] for c in VERDICT_COLUMNS}
+        assert (theirs[fid]["checked_at"] is None) == (mine[fid]["checked_at"] is None)
+    assert sum(theirs[f]["checked_at"] is not None for f in ids) == report.checked
+
+
+def test_the_report_is_in_place_when_the_last_event_is_seen(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    """Whoever sees the pass end (the dashboard, follow mode) reads the report right then."""
+    here, _, _ = _two_copies(scenario, tmp_path)
+    expected = StalenessPass(here, [scenario.path], check_only=True).run()
+    spass = StalenessPass(here, [scenario.path], batch_size=5)
+    for event in worker.events(job_for(spass), spass):
+        if event.done:
+            assert spass.report.summary_line() == expected.summary_line()
+            assert spass.report.stale_ids == expected.stale_ids
+            assert len(spass.report.verdicts) == event.checked
+        else:
+            assert spass.report.checked == 0  # the parent's own, never run
+
+
+def test_the_precheck_runs_in_the_child_and_hands_its_work_list_to_the_pass(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    cov = worker.precheck(str(there), [str(scenario.path)])
+    assert cov == pin_coverage(here, [scenario.path])
+    # rows changed after the precheck read them: the pass judges the list it was handed
+    # (the writer's liveness guard skips the revised row), as with a list handed in-process
+    from memharness_tui.store import Store
+
+    other = Store.open(str(there), clock=FakeClock("2026-02-20"))
+    other.revise(ids[3], "someone else's correction")
+    other.close()
+    spass = StalenessPass(there, [scenario.path], batch_size=5)
+    events = list(worker.events(job_for(spass, prechecked=True), spass))
+    assert events[0].total == len(ids) - 1  # the unparseable source_ref is no work
+    assert spass.report.skipped == [ids[3]]
+
+
+def test_a_precheck_for_another_store_is_not_used(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    worker.precheck(str(here), [str(scenario.path)])
+    spass = StalenessPass(there, [scenario.path])
+    list(worker.events(job_for(spass, prechecked=True), spass))
+    assert spass.report.checked == len(ids) - 1
+    assert all(r["freshness"] is None for r in rows(here).values())  # only "there" was written
+
+
+def test_a_repo_error_and_a_failed_pass_come_back_as_one_line(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, _, _ = _two_copies(scenario, tmp_path)
+    with pytest.raises(RepoError, match="not a git repository"):
+        worker.precheck(str(here), [str(tmp_path)])
+    spass = StalenessPass(here, [tmp_path])
+    with pytest.raises(WorkerError, match="not a git repository"):
+        list(worker.events(job_for(spass), spass))
+    # the child is still there for the next pass
+    spass = StalenessPass(here, [scenario.path])
+    assert list(worker.events(job_for(spass), spass))[-1].done
+
+
+def test_a_child_gone_between_passes_is_started_afresh(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, _, _ = _two_copies(scenario, tmp_path)
+    worker.start()
+    assert worker._proc is not None
+    worker._proc.kill()
+    worker._proc.wait()
+    spass = StalenessPass(here, [scenario.path])
+    assert list(worker.events(job_for(spass), spass))[-1].done
+    assert worker.alive
+
+
+def test_a_child_lost_mid_pass_fails_the_pass_and_the_next_one_runs(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, _, _ = _two_copies(scenario, tmp_path)
+    worker.start()
+    proc = worker._proc
+    assert proc is not None and proc.stdout is not None
+    real_stdout = proc.stdout
+    proc.stdout = io.BufferedReader(io.BytesIO(b"\x00\x00"))  # type: ignore[assignment]
+    spass = StalenessPass(here, [scenario.path])
+    with pytest.raises(WorkerError, match="stopped unexpectedly"):
+        list(worker.events(job_for(spass), spass))
+    real_stdout.close()
+    assert proc.poll() is not None  # the lost child was put down
+    spass = StalenessPass(here, [scenario.path])
+    assert list(worker.events(job_for(spass), spass))[-1].done
+
+
+def test_a_test_clock_or_store_factory_never_goes_to_the_child(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="in this process"):
+        job_for(StalenessPass(tmp_path / "m.db", [tmp_path], clock=FakeClock("2026-01-01")))
+
+
+class _Frames(io.RawIOBase):
+    """The child's stdout in-process: each frame is unpickled as it is written, and the first
+    batch event triggers a cancel, as the reader thread would on a cancel message."""
+
+    def __init__(self, child: _Child, cancel_at: int | None) -> None:
+        self.child, self.cancel_at = child, cancel_at
+        self.messages: list[tuple[Any, ...]] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        message = pickle.loads(bytes(data)[4:])
+        self.messages.append(message)
+        if message[0] == "event" and _unwire(message[2]).checked == self.cancel_at:
+            self.child._cancel(message[1])
+        return len(data)
+
+
+def test_cancel_reaches_the_pass_in_the_child_between_batches(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    db = tmp_path / "m.db"
+    ids = make_store(db, [{"source_commit": scenario.sha["c1"]}] * 40)
+    child = _Child(io.BytesIO(), io.BytesIO())
+    out = _Frames(child, cancel_at=10)
+    child.out = out  # type: ignore[assignment]
+    child.run(7, job_for(StalenessPass(db, [scenario.path], batch_size=10)))
+    events = [_unwire(m[2]) for m in out.messages if m[0] == "event"]
+    assert out.messages[-1][0] == "report"
+    wired, report = out.messages[-1][2]
+    last = _unwire(wired)
+    assert [e.checked for e in events] + [last.checked] == [0, 10, 10]
+    assert last.done and last.cancelled and report.cancelled
+    assert report.verdicts == []  # they went with the events
+    after = rows(db)
+    assert [fid for fid in ids if after[fid]["freshness"]] == ids[:10]
+
+
+def test_a_cancel_that_arrives_before_the_job_starts_cancels_it(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    db = tmp_path / "m.db"
+    make_store(db, [{"source_commit": scenario.sha["c1"]}] * 5)
+    child = _Child(io.BytesIO(), io.BytesIO())
+    out = _Frames(child, cancel_at=None)
+    child.out = out  # type: ignore[assignment]
+    child._cancel(3)
+    child.run(3, job_for(StalenessPass(db, [scenario.path], batch_size=2)))
+    events = [_unwire(m[2]) for m in out.messages if m[0] == "event"]
+    events.append(_unwire(out.messages[-1][2][0]))
+    assert [(e.checked, e.done, e.cancelled) for e in events] == [(0, False, False),
+                                                                  (0, True, True)]
+    assert all(r["freshness"] is None for r in rows(db).values())
+
+
+def test_the_child_serves_requests_from_its_stdin_until_it_closes(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    """The whole loop on real pipes: a precheck, then a job using its list; closing stdin
+    ends it."""
+    import os
+    import threading
+
+    from memharness_tui.staleness.worker import _recv, _send
+
+    db = tmp_path / "m.db"
+    make_store(db, [{"source_commit": scenario.sha["c1"]}] * 3)
+    r_in, w_in = os.pipe()
+    r_out, w_out = os.pipe()
+    with os.fdopen(r_in, "rb") as inp, os.fdopen(w_in, "wb") as to_child, \
+            os.fdopen(w_out, "wb") as out, os.fdopen(r_out, "rb") as from_child:
+        serving = threading.Thread(target=_Child(inp, out).serve)
+        serving.start()
+        _send(to_child, ("precheck", 1, {"db_path": str(db), "repos": [str(scenario.path)]}))
+        _send(to_child, ("job", 2, job_for(StalenessPass(db, [scenario.path]), prechecked=True)))
+        got = [_recv(from_child)]
+        while got[-1][0] not in ("report", "error"):
+            got.append(_recv(from_child))
+        to_child.close()
+        serving.join(10)
+        assert not serving.is_alive()
+    assert got[0] == ("coverage", 1, (3, 3))
+    assert [m[0] for m in got[1:]] == ["event", "event", "report"]
+    wired, report = got[-1][2]
+    last = _unwire(wired)
+    assert last.done and last.checked == 3
+    assert report.summary_line() == "checked 3 / current 0 / stale 3 / unresolved 0"
+
+
+def test_a_pass_handed_the_prechecks_checkers_uses_them_once(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    from memharness_tui.staleness.git import GitChecker
+    from memharness_tui.staleness.precheck import coverage_and_work_with
+
+    here, there, _ = _two_copies(scenario, tmp_path)
+    checker = GitChecker(scenario.path)
+    cov, work = coverage_and_work_with([checker], there)
+    assert cov == pin_coverage(here, [scenario.path])
+    spass = StalenessPass(there, [scenario.path], work=work, checkers=[checker])
+    assert spass.open_checkers() == [checker]  # handed over: not opened again
+    assert spass.open_checkers()[0] is not checker  # used once
+    spass = StalenessPass(there, [scenario.path], work=work, checkers=[checker])
+    assert spass.run().verdicts == StalenessPass(here, [scenario.path]).run().verdicts
+
+
+def test_the_pass_started_by_an_ok_precheck_is_taken_over(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    local: list[PassProgress] = []
+    expected = StalenessPass(here, [scenario.path], batch_size=5, on_progress=local.append).run()
+    job = job_for(StalenessPass(there, [scenario.path], batch_size=5), prechecked=True)
+    worker.precheck(str(there), [str(scenario.path)], job)
+    requests = worker._runs
+    spass = StalenessPass(there, [scenario.path], batch_size=5)
+    remote = list(worker.events(job_for(spass, prechecked=True), spass))
+    assert worker._runs == requests  # no second request: the running pass was taken over
+    assert [(e.checked, e.done) for e in remote] == [(e.checked, e.done) for e in local]
+    assert spass.report.verdicts == expected.verdicts
+    mine, theirs = rows(here), rows(there)
+    assert [theirs[f]["freshness"] for f in ids] == [mine[f]["freshness"] for f in ids]
+
+
+def test_a_different_pass_after_the_precheck_replaces_the_one_it_started(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    here, there, ids = _two_copies(scenario, tmp_path)
+    job = job_for(StalenessPass(there, [scenario.path], batch_size=5), prechecked=True)
+    worker.precheck(str(there), [str(scenario.path)], job)
+    spass = StalenessPass(there, [scenario.path], batch_size=3)  # not the pass prechecked
+    events = list(worker.events(job_for(spass, prechecked=True), spass))
+    assert [e.checked for e in events][:3] == [0, 3, 6]  # this job's own batches
+    assert events[-1].done and not events[-1].cancelled
+    expected = StalenessPass(here, [scenario.path]).run()
+    assert spass.report.summary_line() == expected.summary_line()
+    mine, theirs = rows(here), rows(there)
+    assert [theirs[f]["freshness"] for f in ids] == [mine[f]["freshness"] for f in ids]
+
+
+def test_a_wrong_repo_precheck_starts_nothing(
+    scenario: Scenario, other_repo: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    _, there, _ = _two_copies(scenario, tmp_path)
+    before = rows(there)
+    job = job_for(StalenessPass(there, [other_repo.path]), prechecked=True)
+    cov = worker.precheck(str(there), [str(other_repo.path)], job)
+    assert cov.wrong_repo and worker._speculative is None
+    worker.precheck(str(there), [str(other_repo.path)])  # the child is idle again: it answers
+    assert rows(there) == before

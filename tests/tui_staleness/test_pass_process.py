@@ -1,0 +1,141 @@
+"""A pass the app runs in its pass process (system clock, no throttle): the counters end on the
+exact headless summary, every verdict is written, and cancel still stops it between batches."""
+
+from __future__ import annotations
+
+import pytest
+
+from memharness_tui.tui.state import StalenessOptions
+
+from .conftest import Env, ready, settle, shown_summary
+from .helpers import EXPECTED, FakeTimer, rows
+
+SUMMARY = "checked 7 / current 2 / stale 3 / unresolved 2 / backfilled 1"
+
+
+def real_clock_app(env: Env, batch_size: int = 2):  # type: ignore[no-untyped-def]
+    app = env.app(batch_size=batch_size)
+    app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
+        timer=FakeTimer(), batch_size=batch_size, repos=[str(env.shop.path)],
+        cwd=str(env.root), drift_delay=0)
+    return app
+
+
+async def until_done(pilot, dash) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(1000):
+        await pilot.pause(0.01)
+        if dash.state is not None and dash.state.done:
+            break
+    await settle(pilot)
+
+
+def verdicts(env: Env) -> dict[int, object]:
+    got = rows(env.db)
+    return {i + 1: got[fid]["freshness"] for i, fid in enumerate(env.ids)}
+
+
+async def test_a_pass_in_the_pass_process_ends_on_the_headless_summary(env: Env) -> None:
+    app = real_clock_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        controller = dash.controller
+        assert controller.worker is not None  # showing the tab started the pass process
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        st = dash.state
+        assert st is not None and st.done and st.error is None
+        assert controller.in_child(st) and st.prechecked
+        assert shown_summary(dash) == SUMMARY
+        assert st.last is not None and st.last.summary_line() == SUMMARY
+        assert st.spass.report.summary_line() == SUMMARY  # the child's report, for follow mode
+        assert len(st.spass.report.verdicts) == 7
+        log = "\n".join(str(line.text) for line in dash.query_one("#dash-log").lines)
+        assert "src/legacy.py was deleted since" in log and "(backfilled)" in log
+        stale = ", ".join(f"#{i}" for i in st.spass.report.stale_ids)
+        assert len(st.spass.report.stale_ids) == 3 and f"stale ids: {stale}" in log
+        assert [f.id for f in dash.panel.flagged] == [env.ids[i - 1] for i in (1, 3, 4, 5, 6)]
+        worker = controller.worker
+    assert verdicts(env) == EXPECTED
+    assert all(r["checked_at"] for r in rows(env.db).values() if r["freshness"])
+    assert not worker.alive  # unmounting the dashboard stopped the pass process
+
+
+async def test_cancel_reaches_the_pass_process(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pass the child started after its precheck is taken over, and c cancels it there:
+    200 more pins, one per batch, keep it busy far longer than the cancel takes to land. Whole
+    batches only are written."""
+    from memharness_tui.staleness import worker as worker_mod
+
+    for i in range(200):
+        env.store.remember("more", f"fact {i}", source_commit=env.shop.c1,
+                           source_path="src/config.py")
+    app = real_clock_app(env, batch_size=1)
+    requests: list[str] = []
+    real_request = worker_mod.PassWorker._request
+    real_events = worker_mod.PassWorker.events
+
+    def request(self, kind, payload):  # type: ignore[no-untyped-def]
+        requests.append(kind)
+        return real_request(self, kind, payload)
+
+    def events(self, job, report_to):  # type: ignore[no-untyped-def]
+        for n, event in enumerate(real_events(self, job, report_to)):
+            if n == 1:
+                app.call_from_thread(dash.action_cancel_pass)  # as pressing c does
+            yield event
+
+    monkeypatch.setattr(worker_mod.PassWorker, "_request", request)
+    monkeypatch.setattr(worker_mod.PassWorker, "events", events)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        st = dash.state
+        assert requests == ["precheck"]  # the pass was the one the precheck started
+        assert st is not None and st.done and st.last is not None
+        assert st.last.cancelled and st.last.checked < st.last.total == 207
+        assert "cancelled" in str(dash.query_one("#dash-rate").render())
+    written = [r for r in rows(env.db).values() if r["freshness"] is not None]
+    assert len(written) == st.last.checked
+
+
+async def test_no_pass_process_to_start_means_passes_run_in_the_app(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memharness_tui.staleness import worker as worker_mod
+
+    monkeypatch.setattr(worker_mod.sys, "executable", str(env.root / "no-such-python"))
+    app = real_clock_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        assert dash.controller.worker is None  # given up at once, no error shown
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        assert dash.state is not None and dash.state.error is None
+        assert not dash.state.prechecked and not dash.controller.in_child(dash.state)
+        assert shown_summary(dash) == SUMMARY
+    assert verdicts(env) == EXPECTED
+
+
+async def test_a_pass_process_lost_mid_pass_fails_that_pass_and_the_next_runs_in_the_app(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memharness_tui.staleness import worker as worker_mod
+
+    def lost(self, job, report_to):  # type: ignore[no-untyped-def]
+        raise worker_mod.WorkerLost("the pass process stopped unexpectedly")
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(worker_mod.PassWorker, "events", lost)
+    app = real_clock_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        assert dash.state is not None and dash.state.error == (
+            "the pass process stopped unexpectedly; the next pass runs in the app")
+        assert dash.controller.worker is None
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        # the pass the child had started after its precheck may have adopted the pin already
+        assert dash.state.error is None and not dash.controller.in_child(dash.state)
+        assert shown_summary(dash) in (SUMMARY, SUMMARY.removesuffix(" / backfilled 1"))
+    assert verdicts(env) == EXPECTED
