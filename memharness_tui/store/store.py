@@ -540,14 +540,14 @@ class Store(RecallReads, BrowseReads, SplitScans, RememberedReads):
         """Live pinned rows with id > after_id, oldest first (keyset paging: each row once)."""
         limit = check_positive_int(limit, "limit")
         rows = self.conn.execute(sql.STALENESS_TARGETS, {"limit": limit, "after_id": after_id})
-        return [StalenessTarget(*r) for r in rows]
+        return list(map(StalenessTarget._make, rows))
 
     @_guarded(writing=False)
     def backfill_candidates(self, limit: int, after_id: int = 0) -> list[StalenessTarget]:
         """Live unpinned rows with a non-empty source_ref (the pass parses them for a pin)."""
         limit = check_positive_int(limit, "limit")
         rows = self.conn.execute(sql.BACKFILL_CANDIDATES, {"limit": limit, "after_id": after_id})
-        return [StalenessTarget(*r) for r in rows]
+        return list(map(StalenessTarget._make, rows))
 
     def set_staleness(
         self,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Kind = Literal["semantic", "episodic", "procedural"]
 Freshness = Literal["current", "stale", "unresolved"]
@@ -161,9 +161,10 @@ class SubjectSummary:
     total: int
 
 
-@dataclass(frozen=True, slots=True)
-class StalenessTarget:
-    """A row the staleness engine should judge (pinned, or a backfill candidate)."""
+class StalenessTarget(NamedTuple):
+    """A row the staleness engine should judge (pinned, or a backfill candidate).
+
+    A NamedTuple: the pass reads one per pin (10k at a time), built straight from the row."""
 
     id: int
     source_ref: str
