@@ -286,6 +286,17 @@ def _key_enter():
     return events.Key("enter", "\r")
 
 
+def _open_early(db: Path) -> None:
+    """What the command line does before importing the app (``tui/app_early.py``): the store
+    opens and the opening search runs while Textual is imported. Code without it starts as
+    its command line did."""
+    try:
+        from memharness_tui.tui.app_early import open_early
+    except ImportError:
+        return
+    open_early(str(db))
+
+
 async def _start_child(db: Path) -> None:
     """One cold start: print when the first frame showing results was painted, then when the
     app went idle (wall-clock times, so the parent can subtract its own spawn time)."""
@@ -409,6 +420,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.child_start:
         os.environ.setdefault("MEMHARNESS_TUI_CONFIG_DIR", tempfile.mkdtemp(prefix="tui-bench-cfg-"))
+        _open_early(Path(args.child_start))  # before the app (and Textual) is imported
         asyncio.run(_start_child(Path(args.child_start)))
         return
     if args.child_json:

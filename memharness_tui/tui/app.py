@@ -20,6 +20,7 @@ from textual.command import Provider
 from textual.reactive import reactive
 
 from memharness_tui import config
+from memharness_tui.tui import app_early
 from memharness_tui.tui.app_repos import ReposChoice
 from memharness_tui.tui.app_themes import ThemeChoice
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
@@ -30,7 +31,6 @@ from memharness_tui.tui.services import (
     StoreInfo,
     StoreService,
     default_now,
-    should_open_readonly,
 )
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
 from memharness_tui.tui.themes import (
@@ -48,16 +48,6 @@ a pass's thread give up the GIL around every SQLite step and git read; taking it
 for the UI thread's time slice, so under the default a recall reading a few hundred rows
 while the screen is being laid out waits up to 5 ms per row. A shorter slice lets them
 through; it costs the UI thread a little switching, never correctness."""
-
-
-def _opener(path: str | None, readonly: bool) -> Callable[[], Any]:
-    def open_store() -> Any:
-        from memharness_tui.store import Store
-
-        ro = readonly or should_open_readonly(path)
-        return Store.open(path, readonly=ro)
-
-    return open_store
 
 
 def _staleness_commands() -> type[Provider]:
@@ -120,9 +110,12 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         keystroke cancels the older search, queued or in flight); > 0 waits that long after
         the last keystroke instead."""
         super().__init__()
+        self._early: app_early.EarlyStart | None = None
         if source is None or isinstance(source, str | os.PathLike):
-            source = _opener(None if source is None else str(source), readonly)
-        self.gateway = StoreGateway(source)
+            path = None if source is None else str(source)
+            self._early = app_early.claim(path, readonly)  # the CLI's head start, if any
+            source = app_early.opener(path, readonly)
+        self.gateway = self._early.gateway if self._early else StoreGateway(source)
         self.service = StoreService(self.gateway, on_write=self._after_write)
         self.session = StalenessSession()
         self._now = now
@@ -182,8 +175,14 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
     def on_load(self) -> None:
         """Before Textual composes, mounts and paints its first (empty) screen: send the open
         and the opening recall to the DB thread, so the store's import, its open and the first
-        query run while the framework starts up rather than after it."""
-        self._opening = asyncio.ensure_future(self.service.open())
+        query run while the framework starts up rather than after it. Already sent by the
+        command line before Textual was imported (``app_early``): take them over."""
+        early, self._early = self._early, None
+        if early is not None:
+            self._opening = asyncio.wrap_future(early.opening)
+            self.service.adopt_recall(early.query, early.recall, early.ticket)
+        else:
+            self._opening = asyncio.ensure_future(self.service.open())
         self._opening.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         self._start_first_recall()  # queued behind the open on the same thread
 

@@ -17,7 +17,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -148,6 +148,16 @@ class StoreGateway:
             with self._lock:
                 self._running = None
 
+    def submit(self, fn: Callable[[StoreLike], T], *, interruptible: bool = False
+               ) -> tuple[Future[T], object | None]:
+        """Queue ``fn(store)`` on the DB thread now — no event loop needed (the CLI sends the
+        open and the opening search before the UI framework is even imported). Returns the
+        future and, for an interruptible read, its ticket; pass both to :meth:`wait`."""
+        if self._executor is None:
+            raise RuntimeError("the database connection is closed")
+        ticket = object() if interruptible else None
+        return self._executor.submit(self._run, fn, ticket), ticket
+
     async def call(self, fn: Callable[[StoreLike], T], *, interruptible: bool = False) -> T:
         """Run ``fn(store)`` on the DB thread and return its result (exceptions propagate).
 
@@ -157,21 +167,23 @@ class StoreGateway:
         queued, it never runs. Only :class:`~memharness_tui.tui.services.store.StoreService`
         calls this.
         """
-        if self._executor is None:
-            raise RuntimeError("the database connection is closed")
-        loop = asyncio.get_running_loop()
-        ticket = object() if interruptible else None
-        if interruptible:
+        return await self.wait(*self.submit(fn, interruptible=interruptible))
+
+    async def wait(self, future: Future[T], ticket: object | None = None) -> T:
+        """Await a call made with :meth:`submit`, exactly as :meth:`call` does: cancelled, a
+        queued call never runs and an interruptible one (it has a ``ticket``) is interrupted;
+        an interruptible read counts as a search in flight while awaited."""
+        if ticket is not None:
             self._searches += 1
             self._no_search.clear()
         try:
-            return await loop.run_in_executor(self._executor, self._run, fn, ticket)
+            return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             if ticket is not None:
                 self._interrupt(ticket)
             raise
         finally:
-            if interruptible:
+            if ticket is not None:
                 self._searches -= 1
                 if not self._searches:
                     self._no_search.set()

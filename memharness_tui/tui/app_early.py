@@ -1,0 +1,77 @@
+"""The store's open and the opening search, started before the UI framework is imported.
+
+Importing Textual takes ~0.15–0.3 s of a cold start. The command line calls
+:func:`open_early` before it imports the app, so the store's import and open and the opening
+(empty-query) recall — the first results, ~0.1 s of SQLite at 100k facts, which runs without
+the GIL — go on on the app's DB thread meanwhile. The app constructed next for the same
+database takes that DB thread over (:func:`claim`) and shows those results as its first ones;
+nothing is read twice. Without an early start (tests, embedders) the app sends the same two
+calls itself when it loads. This module imports neither Textual nor the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from memharness_tui.tui.services import RecallQuery, StoreGateway, should_open_readonly
+from memharness_tui.tui.services.store import recall_call, store_info
+
+
+def opener(path: str | None, readonly: bool) -> Callable[[], Any]:
+    """How the app opens ``path`` (None: SPEC §1's default) on its DB thread."""
+    def open_store() -> Any:
+        from memharness_tui.store import Store
+
+        ro = readonly or should_open_readonly(path)
+        return Store.open(path, readonly=ro)
+
+    return open_store
+
+
+@dataclass
+class EarlyStart:
+    """A DB thread already opening ``path`` and running the opening recall."""
+
+    key: tuple[str | None, bool]  # (path as given, readonly)
+    gateway: StoreGateway
+    opening: Future[Any]
+    """``store_info``'s answer (or the open's error)."""
+    query: RecallQuery
+    recall: Future[Any]
+    ticket: object | None
+
+    def discard(self) -> None:
+        """Drop it: the recall never runs or is interrupted, and the store is closed."""
+        self.recall.cancel()
+        if self.ticket is not None:
+            self.gateway._interrupt(self.ticket)  # noqa: SLF001 - the gateway's own ticket
+        self.gateway.close()
+
+
+_pending: EarlyStart | None = None
+
+
+def open_early(path: str | None, readonly: bool = False) -> None:
+    """Start opening ``path`` and its opening recall on a DB thread, for the app to claim."""
+    global _pending  # noqa: PLW0603 - one pending start per process, claimed once
+    if _pending is not None:
+        _pending.discard()
+    gateway = StoreGateway(opener(path, readonly))
+    opening, _ = gateway.submit(store_info)
+    query = RecallQuery()  # what the Recall tab asks first (no text, no filters, now)
+    recall, ticket = gateway.submit(recall_call(query), interruptible=True)
+    _pending = EarlyStart((path, readonly), gateway, opening, query, recall, ticket)
+
+
+def claim(path: str | None, readonly: bool) -> EarlyStart | None:
+    """The early start for exactly this database and mode, if any (once); another one is
+    discarded."""
+    global _pending  # noqa: PLW0603
+    early, _pending = _pending, None
+    if early is not None and early.key != (path, readonly):
+        early.discard()
+        return None
+    return early

@@ -1,0 +1,134 @@
+"""The command line's head start (``tui/app_early.py``): the store opens and the opening search
+runs before Textual is imported; the app takes them over and starts exactly as without them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Select
+
+from memharness_tui.store import Store
+from memharness_tui.tui import app_early
+from memharness_tui.tui.app import MemharnessApp
+from memharness_tui.tui.widgets.recall import RecallPane
+from memharness_tui.tui.widgets.results_table import ResultsTable
+
+from .conftest import NOW, settle
+
+
+class Opened:
+    """An ``app_early.opener`` stand-in: the test's store file with its frozen clock, counting
+    opens; ``gate`` (when given) holds the opening (empty-query) recall until it is set."""
+
+    def __init__(self, store: Store, gate: threading.Event | None = None) -> None:
+        self.path, self.clock, self.gate = str(store.path), store.clock, gate
+        self.opens = 0
+        self.empty_recalls_started = threading.Event()
+
+    def __call__(self, path: str | None, readonly: bool):  # noqa: ANN204 - an opener factory
+        def open_store() -> Store:
+            assert path == self.path
+            self.opens += 1
+            store = Store.open(self.path, clock=self.clock, readonly=readonly)
+            if self.gate is not None:
+                recall = store.recall
+
+                def gated(query: str = "", **kwargs: object):  # noqa: ANN202
+                    if not query:
+                        self.empty_recalls_started.set()
+                        assert self.gate is not None
+                        self.gate.wait(10)
+                    return recall(query, **kwargs)
+
+                store.recall = gated  # type: ignore[method-assign]
+            return store
+
+        return open_store
+
+
+@pytest.fixture
+def opened(sample, monkeypatch: pytest.MonkeyPatch) -> Iterator[Opened]:
+    store, _ = sample
+    fake = Opened(store)
+    monkeypatch.setattr(app_early, "opener", fake)
+    yield fake
+    app_early.claim(None, False)  # nothing left pending for the next test
+
+
+def _app(path: str, config_dir: Path) -> MemharnessApp:
+    return MemharnessApp(path, config_dir=config_dir, now=NOW, cursor_blink=False)
+
+
+async def test_the_app_takes_over_the_early_open_and_shows_its_results(sample, opened,
+                                                                     config_dir):
+    store, _ = sample
+    app_early.open_early(opened.path)
+    early = app_early._pending
+    assert early is not None
+    app = _app(opened.path, config_dir)
+    assert app.gateway is early.gateway  # the DB thread already at work, not a second one
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#results", ResultsTable)
+        want = [str(f.id) for f in store.recall("", limit=50).facts]
+        assert table.row_keys() == want
+        assert app.screen.query_one(RecallPane).last_result is early.recall.result()
+        assert app.screen.query_one("#limit-filter", Select).value == 50  # the filters came
+        assert app.info is not None and app.info.path == opened.path
+    assert opened.opens == 1  # one open on the DB thread (the scan twin opens on its own)
+
+
+async def test_a_search_typed_while_the_early_search_runs_wins(sample, monkeypatch, config_dir):
+    store, _ = sample
+    gate = threading.Event()
+    opened = Opened(store, gate)
+    monkeypatch.setattr(app_early, "opener", opened)
+    app_early.open_early(opened.path)
+    app = _app(opened.path, config_dir)
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            while not app.screen.query(RecallPane):  # the main screen, results still pending
+                await pilot.pause()
+            assert opened.empty_recalls_started.wait(10)
+            pane = app.screen.query_one(RecallPane)
+            assert pane.last_result is None
+            box = app.screen.query_one("#search", Input)
+            box.focus()
+            await pilot.press(*"sessions")
+            gate.set()  # the opening search ends now, after the keys
+            await settle(pilot)
+            assert box.value == "sessions"
+            assert pane.params.query == "sessions"
+            table = app.screen.query_one("#results", ResultsTable)
+            assert table.row_keys() == [str(f.id) for f in
+                                        store.recall("sessions", limit=50).facts]
+    finally:
+        gate.set()
+
+
+async def test_an_early_start_for_another_database_is_discarded(sample, opened, tmp_path,
+                                                                config_dir):
+    store, _ = sample
+    app_early.open_early(str(tmp_path / "other.db"))
+    other = app_early._pending
+    assert other is not None
+    app = _app(opened.path, config_dir)
+    assert app.gateway is not other.gateway and other.gateway.closed
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#results", ResultsTable)
+        assert table.row_keys() == [str(f.id) for f in store.recall("", limit=50).facts]
+    assert not (tmp_path / "other.db").exists()  # nothing was ever written there
+
+
+def test_the_early_start_imports_no_textual() -> None:
+    code = ("import sys, memharness_tui.tui.app_early; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[]"
