@@ -208,6 +208,8 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         except Exception as exc:  # noqa: BLE001 - any open failure becomes one readable modal
             from memharness_tui.tui.screens.modals import ErrorModal
 
+            app_early.resume_gc()
+
             self.push_screen(ErrorModal("Cannot open the database", _message(exc), fatal=True))
             return
         if self._first_recall_sent is None:
@@ -225,6 +227,7 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
             self.notify(note, title="Database migrated", timeout=8)
 
     def on_unmount(self) -> None:
+        app_early.resume_gc()
         if self._opening is not None:
             self._opening.cancel()
         if self._first_recall is not None:
@@ -254,6 +257,10 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
             first.cancel()
             return None
         return first
+
+    def first_results_shown(self) -> None:
+        """The Recall pane's opening results are painted (or failed): start-up is over."""
+        app_early.resume_gc()
 
     async def first_recall_settled(self) -> None:
         """Return once the opening recall has finished (or failed, or was dropped)."""

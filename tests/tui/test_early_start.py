@@ -3,6 +3,7 @@ runs before Textual is imported; the app takes them over and starts exactly as w
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import threading
@@ -58,6 +59,8 @@ def opened(sample, monkeypatch: pytest.MonkeyPatch) -> Iterator[Opened]:
     monkeypatch.setattr(app_early, "opener", fake)
     yield fake
     app_early.claim(None, False)  # nothing left pending for the next test
+    app_early.resume_gc()
+    gc.unfreeze()
 
 
 def _app(path: str, config_dir: Path) -> MemharnessApp:
@@ -124,6 +127,46 @@ async def test_an_early_start_for_another_database_is_discarded(sample, opened, 
         table = app.screen.query_one("#results", ResultsTable)
         assert table.row_keys() == [str(f.id) for f in store.recall("", limit=50).facts]
     assert not (tmp_path / "other.db").exists()  # nothing was ever written there
+
+
+async def test_the_collector_paused_for_the_start_runs_again_once_results_show(
+        sample, opened, config_dir):
+    app_early.open_early(opened.path)
+    assert not gc.isenabled()  # paused while the app starts
+    app = _app(opened.path, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert app.screen.query_one(RecallPane).last_result is not None
+        assert gc.isenabled()
+
+
+async def test_the_collector_runs_again_when_the_early_start_is_not_claimed(
+        sample, opened, tmp_path):
+    app_early.open_early(str(tmp_path / "other.db"))
+    assert not gc.isenabled()
+    assert app_early.claim(opened.path, False) is None
+    assert gc.isenabled()
+
+
+async def test_the_collector_runs_again_when_the_store_cannot_open(
+        tmp_path, monkeypatch, config_dir):
+    def failing(path: str | None, readonly: bool):  # noqa: ANN202
+        def open_store() -> Store:
+            raise OSError("disk on fire")
+        return open_store
+
+    monkeypatch.setattr(app_early, "opener", failing)
+    path = str(tmp_path / "memory.db")
+    app_early.open_early(path)
+    try:
+        app = _app(path, config_dir)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await settle(pilot)
+            assert "disk on fire" in str(app.screen.query_one("#error-message").render())
+            assert gc.isenabled()
+    finally:
+        app_early.resume_gc()
+        gc.unfreeze()
 
 
 def test_the_early_start_imports_no_textual() -> None:

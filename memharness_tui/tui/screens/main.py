@@ -147,6 +147,7 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
             await self._next_refresh()
             if recall.last_result is not None:
                 break
+        self.mapp.first_results_shown()
         await recall.mount_filters()  # the real Selects, in place of the first frame's stubs
         await self._next_refresh()
         await self.mapp.repos_known()  # the dashboard and new facts use them
