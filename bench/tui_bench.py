@@ -287,9 +287,12 @@ def _key_enter():
 
 
 def _open_early(db: Path) -> None:
-    """What the command line does before importing the app (``tui/app_early.py``): the store
-    opens and the opening search runs while Textual is imported. Code without it starts as
-    its command line did."""
+    """What the command line does before it imports the app: import the CLI module (which
+    imports the store), then, where the code has it (``tui/app_early.py``), start the store's
+    open and the opening search, which run while Textual is imported. Code without it starts
+    as its command line did."""
+    import memharness_tui.cli  # noqa: F401 - the command line's own imports, in its order
+
     try:
         from memharness_tui.tui.app_early import open_early
     except ImportError:

@@ -258,6 +258,17 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
             return None
         return first
 
+    def first_recall_result(self, query: RecallQuery) -> Any | None:
+        """The prefetched opening results if they have already arrived and ``query`` is what
+        was prefetched (once only); None otherwise (then ``take_first_recall``)."""
+        first = self._first_recall
+        if (first is None or not first.done() or first.cancelled()
+                or first.exception() is not None or query != self._first_query
+                or self.store_revision != self._first_revision):
+            return None
+        self._first_recall = None
+        return first.result()
+
     def first_results_shown(self) -> None:
         """The Recall pane's opening results are painted (or failed): start-up is over."""
         app_early.resume_gc()

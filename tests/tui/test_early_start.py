@@ -86,6 +86,45 @@ async def test_the_app_takes_over_the_early_open_and_shows_its_results(sample, o
     assert opened.opens == 1  # one open on the DB thread (the scan twin opens on its own)
 
 
+async def test_opening_results_already_here_are_shown_as_the_screen_is_built(
+        sample, opened, monkeypatch, config_dir):
+    store, _ = sample
+    app_early.open_early(opened.path)
+    early = app_early._pending
+    assert early is not None
+    early.recall.result(timeout=10)  # arrived before the app even started
+    searches: list[object] = []
+    search = RecallPane._search
+
+    def counting(self, *args, **kwargs):  # noqa: ANN001, ANN202
+        searches.append(args)
+        return search(self, *args, **kwargs)
+
+    monkeypatch.setattr(RecallPane, "_search", counting)
+    shown_at_first_layout: list[list[str]] = []
+    from memharness_tui.tui.screens.main import MainScreen
+
+    layout = MainScreen._refresh_layout
+
+    def first_layout(self, *args, **kwargs):  # noqa: ANN001, ANN202
+        if not shown_at_first_layout:
+            shown_at_first_layout.append(self.query_one("#results", ResultsTable).row_keys())
+        return layout(self, *args, **kwargs)
+
+    monkeypatch.setattr(MainScreen, "_refresh_layout", first_layout)
+    app = _app(opened.path, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        want = [str(f.id) for f in store.recall("", limit=50).facts]
+        assert shown_at_first_layout == [want]  # in the screen's very first layout
+        assert app.screen.query_one("#results", ResultsTable).row_keys() == want
+        assert searches == []  # no search worker: nothing asked twice, nothing re-shown
+        await pilot.press("slash", *"sessions")  # and searching works as ever
+        await settle(pilot)
+        assert app.screen.query_one("#results", ResultsTable).row_keys() == [
+            str(f.id) for f in store.recall("sessions", limit=50).facts]
+
+
 async def test_a_search_typed_while_the_early_search_runs_wins(sample, monkeypatch, config_dir):
     store, _ = sample
     gate = threading.Event()
