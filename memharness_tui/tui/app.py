@@ -184,7 +184,7 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         else:
             self._opening = asyncio.ensure_future(self.service.open())
         self._opening.add_done_callback(lambda f: None if f.cancelled() else f.exception())
-        self._start_first_recall()  # queued behind the open on the same thread
+        self._start_first_recall()  # behind the open on the same thread (or joins the early one)
 
     def on_mount(self) -> None:
         self._switch_interval = sys.getswitchinterval()
@@ -209,7 +209,6 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
             from memharness_tui.tui.screens.modals import ErrorModal
 
             app_early.resume_gc()
-
             self.push_screen(ErrorModal("Cannot open the database", _message(exc), fatal=True))
             return
         if self._first_recall_sent is None:
