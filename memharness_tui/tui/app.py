@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -42,12 +41,7 @@ ReasonProvider = Callable[[Any], str | None]
 
 POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
 
-SWITCH_INTERVAL = 0.0005
-"""The GIL switch interval while the app runs (Python's default is 5 ms). The DB thread and
-a pass's thread give up the GIL around every SQLite step and git read; taking it back waits
-for the UI thread's time slice, so under the default a recall reading a few hundred rows
-while the screen is being laid out waits up to 5 ms per row. A shorter slice lets them
-through; it costs the UI thread a little switching, never correctness."""
+SWITCH_INTERVAL = app_early.SWITCH_INTERVAL  # the GIL switch interval while the app runs
 
 
 def _staleness_commands() -> type[Provider]:
@@ -136,7 +130,7 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         self._repos_lookup: asyncio.Future[list[str]] | None = None
         self._repos_settled = False  # repos given, saved, looked up or chosen
         self._first_query: RecallQuery | None = None
-        self._switch_interval: float | None = None
+        self._switch_interval: float | None = None  # before the app shortened it
         self._first_revision = 0
         self._theme_origin: dict[str, str] = {}
         self._theme_problems = self._register_themes()
@@ -187,8 +181,7 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         self._start_first_recall()  # behind the open on the same thread (or joins the early one)
 
     def on_mount(self) -> None:
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_interval, SWITCH_INTERVAL))
+        self._switch_interval = app_early.shorten_switch_interval()
         if self._theme_problems:
             lines = "\n".join(str(p) for p in self._theme_problems)
             n = len(self._theme_problems)
@@ -232,7 +225,7 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         if self._first_recall is not None:
             self._first_recall.cancel()
         if self._switch_interval is not None:
-            sys.setswitchinterval(self._switch_interval)
+            app_early.restore_switch_interval()
         self.service.close()
 
     # ----- the first results, fetched while the main screen is built ------------------------
@@ -273,9 +266,16 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         app_early.resume_gc()
 
     async def first_recall_settled(self) -> None:
-        """Return once the opening recall has finished (or failed, or was dropped)."""
+        """Return once the opening recall has finished (or failed, or was dropped): its read
+        on the DB thread, which outlives the prefetch's own caller when the Recall pane's
+        first search is superseded while mounting and the next one re-joins it."""
         if self._first_recall_sent is not None:
             await asyncio.wait([self._first_recall_sent])
+        while self._first_query is not None:
+            read = self.service.recall_in_flight(self._first_query)
+            if read is None or read.done():
+                return
+            await asyncio.wait([read])
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------
     def _after_write(self, reasons: Mapping[int, str]) -> None:

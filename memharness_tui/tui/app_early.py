@@ -18,6 +18,7 @@ modules, styles, the screen), so later collections never walk it again.
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -58,8 +59,17 @@ class EarlyStart:
         self.gateway.close()
 
 
+SWITCH_INTERVAL = 0.0005
+"""The GIL switch interval while the app runs (Python's default is 5 ms), from the early
+start on. The DB thread and a pass's thread give up the GIL around every SQLite step and
+git read, and a read's cancel look (``gateway.PROGRESS_OPS``) needs it; taking it back
+waits for the UI thread's time slice, so under the default the opening search at 1M facts
+(~470 looks) waited up to 5 ms at each while the UI thread imported Textual. A shorter
+slice lets them through; it costs the UI thread a little switching, never correctness."""
+
 _pending: EarlyStart | None = None
 _gc_paused = False
+_switch_before: float | None = None
 
 
 def open_early(path: str | None, readonly: bool = False) -> None:
@@ -70,6 +80,7 @@ def open_early(path: str | None, readonly: bool = False) -> None:
     if gc.isenabled():
         gc.disable()
         _gc_paused = True
+    shorten_switch_interval()
     gateway = StoreGateway(opener(path, readonly))
     opening, _ = gateway.submit(store_info)
     query = RecallQuery()  # what the Recall tab asks first (no text, no filters, now)
@@ -85,8 +96,27 @@ def claim(path: str | None, readonly: bool) -> EarlyStart | None:
     if early is not None and early.key != (path, readonly):
         early.discard()
         resume_gc()
+        restore_switch_interval()
         return None
     return early
+
+
+def shorten_switch_interval() -> float:
+    """Set the GIL switch interval to ``SWITCH_INTERVAL`` (at most); returns the interval it
+    had before the first call, to be restored at exit."""
+    global _switch_before  # noqa: PLW0603
+    if _switch_before is None:
+        _switch_before = sys.getswitchinterval()
+    sys.setswitchinterval(min(_switch_before, SWITCH_INTERVAL))
+    return _switch_before
+
+
+def restore_switch_interval() -> None:
+    """Back to the interval before ``shorten_switch_interval`` (the app's exit)."""
+    global _switch_before  # noqa: PLW0603
+    if _switch_before is not None:
+        sys.setswitchinterval(_switch_before)
+        _switch_before = None
 
 
 def resume_gc() -> None:

@@ -208,6 +208,55 @@ async def test_the_collector_runs_again_when_the_store_cannot_open(
         gc.unfreeze()
 
 
+async def test_the_filters_and_other_tabs_wait_for_the_opening_results(
+        sample, monkeypatch, config_dir):
+    """The Selects and hidden panes are built after the first results, however long the
+    opening search takes (they used to give up waiting after ten frames)."""
+    from memharness_tui.tui.widgets.recall import FilterStub
+
+    store, _ = sample
+    gate = threading.Event()
+    opened = Opened(store, gate)
+    monkeypatch.setattr(app_early, "opener", opened)
+    app_early.open_early(opened.path)
+    app = _app(opened.path, config_dir)
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            while not app.screen.query(RecallPane):
+                await pilot.pause()
+            assert opened.empty_recalls_started.wait(10)
+            for _ in range(30):  # many frames while the opening search runs
+                await pilot.pause()
+            assert len(app.screen.query(FilterStub)) == 3 and not app.screen.query(Select)
+            assert not app.screen.query("#subjects-pane")
+            gate.set()
+            await settle(pilot)
+            assert not app.screen.query(FilterStub) and len(app.screen.query(Select)) == 3
+            assert app.screen.query("#subjects-pane")
+            assert app.screen.query_one("#results", ResultsTable).row_keys() == [
+                str(f.id) for f in store.recall("", limit=50).facts]
+    finally:
+        gate.set()
+        app_early.resume_gc()
+        gc.unfreeze()
+
+
+async def test_the_gil_switch_interval_is_short_from_the_early_start_until_exit(
+        sample, opened, tmp_path, config_dir):
+    before = sys.getswitchinterval()
+    assert before > app_early.SWITCH_INTERVAL
+    app_early.open_early(opened.path)
+    assert sys.getswitchinterval() == app_early.SWITCH_INTERVAL  # while Textual is imported
+    app = _app(opened.path, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert sys.getswitchinterval() == app_early.SWITCH_INTERVAL
+    assert sys.getswitchinterval() == before
+    app_early.open_early(str(tmp_path / "other.db"))
+    assert app_early.claim(opened.path, False) is None  # not claimed: restored at once
+    assert sys.getswitchinterval() == before
+
+
 def test_the_early_start_imports_no_textual() -> None:
     code = ("import sys, memharness_tui.tui.app_early; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))")

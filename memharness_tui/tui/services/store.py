@@ -255,6 +255,12 @@ class StoreService:
         shared.waiters -= 1
         return result
 
+    def recall_in_flight(self, q: RecallQuery) -> asyncio.Future[Any] | None:
+        """The recall of ``q`` running for its callers now (it ends when the read does, not
+        when a caller gives up), or None."""
+        shared = self._recalls.get(q)
+        return None if shared is None else shared.task
+
     def adopt_recall(self, q: RecallQuery, future: Future[Any], ticket: object | None) -> None:
         """Share, as if started here, a recall of ``q`` already sent to the DB thread with
         ``StoreGateway.submit`` (the CLI's opening search, sent before the app existed)."""
