@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from textual.reactive import reactive
 
 from memharness_tui import config
 from memharness_tui.tui import app_early
+from memharness_tui.tui.app_first import FirstResults
 from memharness_tui.tui.app_repos import ReposChoice
 from memharness_tui.tui.app_themes import ThemeChoice
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
@@ -51,7 +52,7 @@ def _staleness_commands() -> type[Provider]:
     return StalenessCommands
 
 
-class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
+class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
     """The app owns the state every pane shows (bound down by the main screen):
 
     ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
@@ -227,55 +228,6 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         if self._switch_interval is not None:
             app_early.restore_switch_interval()
         self.service.close()
-
-    # ----- the first results, fetched while the main screen is built ------------------------
-    def _start_first_recall(self) -> None:
-        """Ask the DB thread for the Recall tab's opening results now, so the query runs
-        while the main screen is composed and mounted instead of after it."""
-        query = RecallQuery(as_of=self.as_of)
-        first = asyncio.ensure_future(self.service.recall(query))
-        # A failure is reported by whoever awaits it (the pane); unclaimed, it is dropped.
-        first.add_done_callback(lambda f: None if f.cancelled() else f.exception())
-        self._first_recall, self._first_query = first, query
-        self._first_recall_sent = first
-        self._first_revision = self.store_revision
-
-    def take_first_recall(self, query: RecallQuery) -> Awaitable[Any] | None:
-        """The prefetched opening results if ``query`` is what was prefetched (once only)."""
-        first, self._first_recall = self._first_recall, None
-        if first is None:
-            return None
-        if query != self._first_query or self.store_revision != self._first_revision:
-            first.cancel()
-            return None
-        return first
-
-    def first_recall_result(self, query: RecallQuery) -> Any | None:
-        """The prefetched opening results if they have already arrived and ``query`` is what
-        was prefetched (once only); None otherwise (then ``take_first_recall``)."""
-        first = self._first_recall
-        if (first is None or not first.done() or first.cancelled()
-                or first.exception() is not None or query != self._first_query
-                or self.store_revision != self._first_revision):
-            return None
-        self._first_recall = None
-        return first.result()
-
-    def first_results_shown(self) -> None:
-        """The Recall pane's opening results are painted (or failed): start-up is over."""
-        app_early.resume_gc()
-
-    async def first_recall_settled(self) -> None:
-        """Return once the opening recall has finished (or failed, or was dropped): its read
-        on the DB thread, which outlives the prefetch's own caller when the Recall pane's
-        first search is superseded while mounting and the next one re-joins it."""
-        if self._first_recall_sent is not None:
-            await asyncio.wait([self._first_recall_sent])
-        while self._first_query is not None:
-            read = self.service.recall_in_flight(self._first_query)
-            if read is None or read.done():
-                return
-            await asyncio.wait([read])
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------
     def _after_write(self, reasons: Mapping[int, str]) -> None:
