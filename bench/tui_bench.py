@@ -286,6 +286,20 @@ def _key_enter():
     return events.Key("enter", "\r")
 
 
+def _open_early(db: Path) -> None:
+    """What the command line does before it imports the app: import the CLI module (which
+    imports the store), then, where the code has it (``tui/app_early.py``), start the store's
+    open and the opening search, which run while Textual is imported. Code without it starts
+    as its command line did."""
+    import memharness_tui.cli  # noqa: F401 - the command line's own imports, in its order
+
+    try:
+        from memharness_tui.tui.app_early import open_early
+    except ImportError:
+        return
+    open_early(str(db))
+
+
 async def _start_child(db: Path) -> None:
     """One cold start: print when the first frame showing results was painted, then when the
     app went idle (wall-clock times, so the parent can subtract its own spawn time)."""
@@ -409,6 +423,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.child_start:
         os.environ.setdefault("MEMHARNESS_TUI_CONFIG_DIR", tempfile.mkdtemp(prefix="tui-bench-cfg-"))
+        _open_early(Path(args.child_start))  # before the app (and Textual) is imported
         asyncio.run(_start_child(Path(args.child_start)))
         return
     if args.child_json:

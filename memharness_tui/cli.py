@@ -392,6 +392,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             apply_demo_args(args)
         if args.command is None:
+            if not args.demo:  # the store opens and the first search runs while Textual loads
+                from .tui.app_early import open_early
+
+                open_early(args.db, args.readonly)
             from .tui.app import run_app
 
             return run_app(args.db, readonly=args.readonly, demo=args.demo)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,8 @@ from textual.command import Provider
 from textual.reactive import reactive
 
 from memharness_tui import config
+from memharness_tui.tui import app_early
+from memharness_tui.tui.app_first import FirstResults
 from memharness_tui.tui.app_repos import ReposChoice
 from memharness_tui.tui.app_themes import ThemeChoice
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
@@ -30,7 +31,6 @@ from memharness_tui.tui.services import (
     StoreInfo,
     StoreService,
     default_now,
-    should_open_readonly,
 )
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
 from memharness_tui.tui.themes import (
@@ -42,22 +42,7 @@ ReasonProvider = Callable[[Any], str | None]
 
 POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
 
-SWITCH_INTERVAL = 0.0005
-"""The GIL switch interval while the app runs (Python's default is 5 ms). The DB thread and
-a pass's thread give up the GIL around every SQLite step and git read; taking it back waits
-for the UI thread's time slice, so under the default a recall reading a few hundred rows
-while the screen is being laid out waits up to 5 ms per row. A shorter slice lets them
-through; it costs the UI thread a little switching, never correctness."""
-
-
-def _opener(path: str | None, readonly: bool) -> Callable[[], Any]:
-    def open_store() -> Any:
-        from memharness_tui.store import Store
-
-        ro = readonly or should_open_readonly(path)
-        return Store.open(path, readonly=ro)
-
-    return open_store
+SWITCH_INTERVAL = app_early.SWITCH_INTERVAL  # the GIL switch interval while the app runs
 
 
 def _staleness_commands() -> type[Provider]:
@@ -67,7 +52,7 @@ def _staleness_commands() -> type[Provider]:
     return StalenessCommands
 
 
-class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
+class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
     """The app owns the state every pane shows (bound down by the main screen):
 
     ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
@@ -120,9 +105,12 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         keystroke cancels the older search, queued or in flight); > 0 waits that long after
         the last keystroke instead."""
         super().__init__()
+        self._early: app_early.EarlyStart | None = None
         if source is None or isinstance(source, str | os.PathLike):
-            source = _opener(None if source is None else str(source), readonly)
-        self.gateway = StoreGateway(source)
+            path = None if source is None else str(source)
+            self._early = app_early.claim(path, readonly)  # the CLI's head start, if any
+            source = app_early.opener(path, readonly)
+        self.gateway = self._early.gateway if self._early else StoreGateway(source)
         self.service = StoreService(self.gateway, on_write=self._after_write)
         self.session = StalenessSession()
         self._now = now
@@ -143,7 +131,7 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         self._repos_lookup: asyncio.Future[list[str]] | None = None
         self._repos_settled = False  # repos given, saved, looked up or chosen
         self._first_query: RecallQuery | None = None
-        self._switch_interval: float | None = None
+        self._switch_interval: float | None = None  # before the app shortened it
         self._first_revision = 0
         self._theme_origin: dict[str, str] = {}
         self._theme_problems = self._register_themes()
@@ -182,14 +170,19 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
     def on_load(self) -> None:
         """Before Textual composes, mounts and paints its first (empty) screen: send the open
         and the opening recall to the DB thread, so the store's import, its open and the first
-        query run while the framework starts up rather than after it."""
-        self._opening = asyncio.ensure_future(self.service.open())
+        query run while the framework starts up rather than after it. Already sent by the
+        command line before Textual was imported (``app_early``): take them over."""
+        early, self._early = self._early, None
+        if early is not None:
+            self._opening = asyncio.wrap_future(early.opening)
+            self.service.adopt_recall(early.query, early.recall, early.ticket)
+        else:
+            self._opening = asyncio.ensure_future(self.service.open())
         self._opening.add_done_callback(lambda f: None if f.cancelled() else f.exception())
-        self._start_first_recall()  # queued behind the open on the same thread
+        self._start_first_recall()  # behind the open on the same thread (or joins the early one)
 
     def on_mount(self) -> None:
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_interval, SWITCH_INTERVAL))
+        self._switch_interval = app_early.shorten_switch_interval()
         if self._theme_problems:
             lines = "\n".join(str(p) for p in self._theme_problems)
             n = len(self._theme_problems)
@@ -209,6 +202,7 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
         except Exception as exc:  # noqa: BLE001 - any open failure becomes one readable modal
             from memharness_tui.tui.screens.modals import ErrorModal
 
+            app_early.resume_gc()
             self.push_screen(ErrorModal("Cannot open the database", _message(exc), fatal=True))
             return
         if self._first_recall_sent is None:
@@ -226,40 +220,14 @@ class MemharnessApp(ThemeChoice, ReposChoice, App[int]):
             self.notify(note, title="Database migrated", timeout=8)
 
     def on_unmount(self) -> None:
+        app_early.resume_gc()
         if self._opening is not None:
             self._opening.cancel()
         if self._first_recall is not None:
             self._first_recall.cancel()
         if self._switch_interval is not None:
-            sys.setswitchinterval(self._switch_interval)
+            app_early.restore_switch_interval()
         self.service.close()
-
-    # ----- the first results, fetched while the main screen is built ------------------------
-    def _start_first_recall(self) -> None:
-        """Ask the DB thread for the Recall tab's opening results now, so the query runs
-        while the main screen is composed and mounted instead of after it."""
-        query = RecallQuery(as_of=self.as_of)
-        first = asyncio.ensure_future(self.service.recall(query))
-        # A failure is reported by whoever awaits it (the pane); unclaimed, it is dropped.
-        first.add_done_callback(lambda f: None if f.cancelled() else f.exception())
-        self._first_recall, self._first_query = first, query
-        self._first_recall_sent = first
-        self._first_revision = self.store_revision
-
-    def take_first_recall(self, query: RecallQuery) -> Awaitable[Any] | None:
-        """The prefetched opening results if ``query`` is what was prefetched (once only)."""
-        first, self._first_recall = self._first_recall, None
-        if first is None:
-            return None
-        if query != self._first_query or self.store_revision != self._first_revision:
-            first.cancel()
-            return None
-        return first
-
-    async def first_recall_settled(self) -> None:
-        """Return once the opening recall has finished (or failed, or was dropped)."""
-        if self._first_recall_sent is not None:
-            await asyncio.wait([self._first_recall_sent])
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------
     def _after_write(self, reasons: Mapping[int, str]) -> None:

@@ -46,3 +46,21 @@ async def test_the_results_scrollbar_follows_the_row_count(sample, config_dir):
         await settle(pilot)
         assert table.cursor_row == rows - 1 and 0 < table.scroll_y <= table.max_scroll_y
         assert table.scroll_y <= table.cursor_row < table.scroll_y + table.size.height - 1
+
+
+async def test_the_main_screen_paints_at_its_own_frame_rate(sample, config_dir):
+    from memharness_tui.tui.screens.main import FRAME_RATE, MainScreen
+
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        timer = app.screen._update_timer
+        assert timer is app.screen._update_timer  # one timer, made once
+        assert timer._interval == 1 / FRAME_RATE > 0
+        box = app.screen.query_one("#search", Input)
+        box.focus()
+        await pilot.press(*"sessions")  # frames still come: the typed query's results show
+        await settle(pilot)
+        assert app.screen.query_one("#results", ResultsTable).row_count == 1

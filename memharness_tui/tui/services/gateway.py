@@ -17,14 +17,18 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-# SQLite VM steps between two looks at a read's cancel flag (microseconds of work).
-PROGRESS_OPS = 10_000
+PROGRESS_OPS = 100_000
+"""SQLite VM steps between two looks at a read's cancel flag: ~2.5 ms of a scan on this
+machine class, so a superseded search stops within a fraction of a frame. Each look is a
+Python call and needs the GIL, which the UI thread holds while it lays out and paints: at
+10,000 steps the opening search (~100 ms of SQLite, ~470 looks) took 2-3x as long in the
+app as alone, waiting for the GIL at every look."""
 
 StoreLike = Any  # memharness_tui.store.Store (kept loose so this module imports without it)
 
@@ -167,6 +171,16 @@ class StoreGateway:
             with self._lock:
                 self._running = None
 
+    def submit(self, fn: Callable[[StoreLike], T], *, interruptible: bool = False
+               ) -> tuple[Future[T], object | None]:
+        """Queue ``fn(store)`` on the DB thread now — no event loop needed (the CLI sends the
+        open and the opening search before the UI framework is even imported). Returns the
+        future and, for an interruptible read, its ticket; pass both to :meth:`wait`."""
+        if self._executor is None:
+            raise RuntimeError("the database connection is closed")
+        ticket = object() if interruptible else None
+        return self._executor.submit(self._run, fn, ticket), ticket
+
     async def call(self, fn: Callable[[StoreLike], T], *, interruptible: bool = False) -> T:
         """Run ``fn(store)`` on the DB thread and return its result (exceptions propagate).
 
@@ -176,17 +190,19 @@ class StoreGateway:
         queued, it never runs. Only :class:`~memharness_tui.tui.services.store.StoreService`
         calls this.
         """
-        if self._executor is None:
-            raise RuntimeError("the database connection is closed")
-        loop = asyncio.get_running_loop()
-        ticket = object() if interruptible else None
-        if interruptible:
+        return await self.wait(*self.submit(fn, interruptible=interruptible))
+
+    async def wait(self, future: Future[T], ticket: object | None = None) -> T:
+        """Await a call made with :meth:`submit`, exactly as :meth:`call` does: cancelled, a
+        queued call never runs and an interruptible one (it has a ``ticket``) is interrupted;
+        an interruptible read counts as a search in flight while awaited."""
+        if ticket is not None:
             self._searches += 1
             self._no_search.clear()
         self._calls += 1
         self._busy.set()
         try:
-            return await loop.run_in_executor(self._executor, self._run, fn, ticket)
+            return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             if ticket is not None:
                 self._interrupt(ticket)
@@ -195,7 +211,7 @@ class StoreGateway:
             self._calls -= 1
             if not self._calls:
                 self._busy.clear()
-            if interruptible:
+            if ticket is not None:
                 self._searches -= 1
                 if not self._searches:
                     self._no_search.set()

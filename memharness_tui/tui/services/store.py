@@ -8,7 +8,8 @@ and every pane refreshes itself — no pane reloads another by hand.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -151,6 +152,20 @@ def _plan_still_true(facts: Sequence[Any], repos: Sequence[str]) -> list[_StillT
     return out
 
 
+def store_info(s: Any) -> tuple[StoreInfo, str | None]:
+    """On the DB thread: the open store's info and migration note (see ``StoreService.open``)."""
+    return (StoreInfo(path=str(s.path), readonly=bool(s.readonly),
+                      schema_version=int(s.schema_version),
+                      is_new=bool(getattr(s, "is_new", False))),
+            getattr(s, "migration_note", None))
+
+
+def recall_call(q: RecallQuery) -> Callable[[Any], RecallResult]:
+    """The DB-thread call behind ``StoreService.recall(q)`` (browsing never reinforces)."""
+    return lambda s: s.recall(q.query, subject=q.subject, kind=q.kind, as_of=q.as_of,
+                              limit=q.limit, freshness=q.freshness, reinforce=False)
+
+
 class _SharedRecall:
     """One recall in flight and how many callers wait for it."""
 
@@ -196,11 +211,7 @@ class StoreService:
     # ----- lifecycle and housekeeping ---------------------------------------------------
     async def open(self) -> tuple[StoreInfo, str | None]:
         """Open the store; its info and the migration note (if it was just migrated)."""
-        return await self._gw.call(lambda s: (
-            StoreInfo(path=str(s.path), readonly=bool(s.readonly),
-                      schema_version=int(s.schema_version),
-                      is_new=bool(getattr(s, "is_new", False))),
-            getattr(s, "migration_note", None)))
+        return await self._gw.call(store_info)
 
     async def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: moves when *another* connection commits."""
@@ -228,11 +239,7 @@ class StoreService:
         of every current row (~0.7 s at 1M)."""
         shared = self._recalls.get(q)
         if shared is None or shared.abandoned:
-            task = asyncio.ensure_future(self._gw.call(lambda s: s.recall(
-                q.query, subject=q.subject, kind=q.kind, as_of=q.as_of, limit=q.limit,
-                freshness=q.freshness, reinforce=False), interruptible=True))
-            shared = self._recalls[q] = _SharedRecall(task)
-            task.add_done_callback(lambda _t: self._forget_recall(q, shared))
+            shared = self._share(q, self._gw.call(recall_call(q), interruptible=True))
         shared.waiters += 1
         try:
             result = await asyncio.shield(shared.task)
@@ -247,6 +254,23 @@ class StoreService:
             raise
         shared.waiters -= 1
         return result
+
+    def recall_in_flight(self, q: RecallQuery) -> asyncio.Future[Any] | None:
+        """The recall of ``q`` running for its callers now (it ends when the read does, not
+        when a caller gives up), or None."""
+        shared = self._recalls.get(q)
+        return None if shared is None else shared.task
+
+    def adopt_recall(self, q: RecallQuery, future: Future[Any], ticket: object | None) -> None:
+        """Share, as if started here, a recall of ``q`` already sent to the DB thread with
+        ``StoreGateway.submit`` (the CLI's opening search, sent before the app existed)."""
+        self._share(q, self._gw.wait(future, ticket))
+
+    def _share(self, q: RecallQuery, running: Awaitable[Any]) -> _SharedRecall:
+        task = asyncio.ensure_future(running)
+        shared = self._recalls[q] = _SharedRecall(task)
+        task.add_done_callback(lambda _t: self._forget_recall(q, shared))
+        return shared
 
     def _forget_recall(self, q: RecallQuery, shared: _SharedRecall) -> None:
         if self._recalls.get(q) is shared:

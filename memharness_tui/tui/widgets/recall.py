@@ -184,8 +184,22 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.set_class(self.size.width < NARROW, "narrow")
 
     def on_mount(self) -> None:
-        self.run_search()  # first: the DB thread runs calls in order, and this is the first paint
+        if not self._show_first_results():
+            self.run_search()  # first: the DB thread runs calls in order; this is the first paint
         self.load_subject_suggestions()
+
+    def _show_first_results(self) -> bool:
+        """Show the opening results now if they are already here (the command line's early
+        start usually has them before the screen is built), so the screen's first layout and
+        frame include them: one layout instead of the empty table's and then the results'."""
+        params = self.current_params()
+        result = self.mapp.first_recall_result(params)
+        if result is None:
+            return False
+        self.params = params
+        self._show(params, result, False)
+        self._shown_key = (params, self.store_revision)
+        return True
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return None if action in WRITE_ACTIONS and self.readonly else True

@@ -1,0 +1,128 @@
+"""The store's open and the opening search, started before the UI framework is imported.
+
+Importing Textual takes ~0.15–0.3 s of a cold start. The command line calls
+:func:`open_early` before it imports the app, so the store's import and open and the opening
+(empty-query) recall — the first results, ~0.1 s of SQLite at 100k facts, which runs without
+the GIL — go on on the app's DB thread meanwhile. The app constructed next for the same
+database takes that DB thread over (:func:`claim`) and shows those results as its first ones;
+nothing is read twice. Without an early start (tests, embedders) the app sends the same two
+calls itself when it loads. This module imports neither Textual nor the store.
+
+The early start also pauses Python's cyclic garbage collector until the first results are on
+screen (:func:`resume_gc`, called by the app): every collection during start-up walked all the
+objects the imports had just made — ~190 collections, one of them full, ~50–60 ms of a 100k
+start. Resuming first moves everything alive then to the permanent generation (``gc.freeze``:
+modules, styles, the screen), so later collections never walk it again.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from memharness_tui.tui.services import RecallQuery, StoreGateway, should_open_readonly
+from memharness_tui.tui.services.store import recall_call, store_info
+
+
+def opener(path: str | None, readonly: bool) -> Callable[[], Any]:
+    """How the app opens ``path`` (None: SPEC §1's default) on its DB thread."""
+    def open_store() -> Any:
+        from memharness_tui.store import Store
+
+        ro = readonly or should_open_readonly(path)
+        return Store.open(path, readonly=ro)
+
+    return open_store
+
+
+@dataclass
+class EarlyStart:
+    """A DB thread already opening ``path`` and running the opening recall."""
+
+    key: tuple[str | None, bool]  # (path as given, readonly)
+    gateway: StoreGateway
+    opening: Future[Any]
+    """``store_info``'s answer (or the open's error)."""
+    query: RecallQuery
+    recall: Future[Any]
+    ticket: object | None
+
+    def discard(self) -> None:
+        """Drop it: the recall never runs or is interrupted, and the store is closed."""
+        self.recall.cancel()
+        if self.ticket is not None:
+            self.gateway._interrupt(self.ticket)  # noqa: SLF001 - the gateway's own ticket
+        self.gateway.close()
+
+
+SWITCH_INTERVAL = 0.0005
+"""The GIL switch interval while the app runs (Python's default is 5 ms), from the early
+start on. The DB thread and a pass's thread give up the GIL around every SQLite step and
+git read, and a read's cancel look (``gateway.PROGRESS_OPS``) needs it; taking it back
+waits for the UI thread's time slice, so under the default the opening search at 1M facts
+(~470 looks) waited up to 5 ms at each while the UI thread imported Textual. A shorter
+slice lets them through; it costs the UI thread a little switching, never correctness."""
+
+_pending: EarlyStart | None = None
+_gc_paused = False
+_switch_before: float | None = None
+
+
+def open_early(path: str | None, readonly: bool = False) -> None:
+    """Start opening ``path`` and its opening recall on a DB thread, for the app to claim."""
+    global _pending, _gc_paused  # noqa: PLW0603 - one pending start per process, claimed once
+    if _pending is not None:
+        _pending.discard()
+    if gc.isenabled():
+        gc.disable()
+        _gc_paused = True
+    shorten_switch_interval()
+    gateway = StoreGateway(opener(path, readonly))
+    opening, _ = gateway.submit(store_info)
+    query = RecallQuery()  # what the Recall tab asks first (no text, no filters, now)
+    recall, ticket = gateway.submit(recall_call(query), interruptible=True)
+    _pending = EarlyStart((path, readonly), gateway, opening, query, recall, ticket)
+
+
+def claim(path: str | None, readonly: bool) -> EarlyStart | None:
+    """The early start for exactly this database and mode, if any (once); another one is
+    discarded."""
+    global _pending  # noqa: PLW0603
+    early, _pending = _pending, None
+    if early is not None and early.key != (path, readonly):
+        early.discard()
+        resume_gc()
+        restore_switch_interval()
+        return None
+    return early
+
+
+def shorten_switch_interval() -> float:
+    """Set the GIL switch interval to ``SWITCH_INTERVAL`` (at most); returns the interval it
+    had before the first call, to be restored at exit."""
+    global _switch_before  # noqa: PLW0603
+    if _switch_before is None:
+        _switch_before = sys.getswitchinterval()
+    sys.setswitchinterval(min(_switch_before, SWITCH_INTERVAL))
+    return _switch_before
+
+
+def restore_switch_interval() -> None:
+    """Back to the interval before ``shorten_switch_interval`` (the app's exit)."""
+    global _switch_before  # noqa: PLW0603
+    if _switch_before is not None:
+        sys.setswitchinterval(_switch_before)
+        _switch_before = None
+
+
+def resume_gc() -> None:
+    """End the start-up's garbage collector pause (if :func:`open_early` paused it; once)."""
+    global _gc_paused  # noqa: PLW0603
+    if _gc_paused:
+        _gc_paused = False
+        gc.freeze()
+        gc.enable()
