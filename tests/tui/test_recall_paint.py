@@ -33,6 +33,9 @@ async def test_the_results_scrollbar_follows_the_row_count(sample, config_dir):
         rows = table.row_count
         assert rows + 1 > table.container_size.height  # more rows than fit: a scrollbar
         assert table.show_vertical_scrollbar and table.max_scroll_y > 0
+        # rows fit beside the vertical scrollbar: nothing to scroll sideways, no row given up
+        assert not table.show_horizontal_scrollbar and table.max_scroll_x == 0
+        assert table.scrollable_content_region.height == table.container_size.height
         box = app.screen.query_one("#search", Input)
         box.focus()
         await pilot.press(*"sessions")

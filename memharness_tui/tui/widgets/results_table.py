@@ -183,8 +183,12 @@ class ResultsTable(ScrollView, can_focus=True):
     def _set_virtual_size(self) -> None:
         """One line per row plus the header, without a screen layout unless a scrollbar
         appears or goes: ``virtual_size`` is a layout reactive, and a layout of the whole
-        screen on every new result set cost more than painting the table."""
-        size = Size(self.size.width, len(self._keys) + 1)
+        screen on every new result set cost more than painting the table.
+
+        No width: rows are drawn to the width left beside the vertical scrollbar, so there
+        is never anything to scroll sideways (a width that counted the scrollbar's columns
+        showed an empty horizontal scrollbar under every list long enough to scroll)."""
+        size = Size(0, len(self._keys) + 1)
         if size == self.virtual_size:
             return
         self.set_reactive(ResultsTable.virtual_size, size)
