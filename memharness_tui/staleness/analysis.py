@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .git import GitChecker, RepoError, find_renames, path_change
+from .git import GitChecker, RepoError
+from .git_changes import find_renames, path_change
 from .pins import normalize_sha, parse_source_ref, short_sha
 from .terms import Term, extract_terms
 from .triage import MOVED, UNKNOWN, PathChange, Triage, triage

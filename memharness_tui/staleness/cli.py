@@ -278,7 +278,7 @@ def _print_triage(report: PassReport, triaged: list[Any], fmt: str) -> None:
 
 def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[Path]) -> int:
     """``--watch``: one summary line per settled HEAD change, until Ctrl+C (exit 0)."""
-    from .git import HeadProbe
+    from .git_head import HeadProbe
     from .report import counts_line
     from .watch import watch
 

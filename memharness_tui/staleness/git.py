@@ -1,4 +1,5 @@
-"""The git checker: the only module that imports pygit2.
+"""The git checker. Only it, ``git_changes.py`` (what happened to a path, for triage) and
+``git_head.py`` (watching HEAD) import pygit2.
 
 One ``GitChecker`` wraps one ``pygit2.Repository``. libgit2 objects must not be
 shared across threads, so each worker thread opens its own checker (cheap).
@@ -13,14 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
 
 from .pins import is_sha_like, normalize_path, normalize_sha, short_sha
-from .triage import DiffHunk, DiffLine, PathChange
 from .verdicts import CURRENT, STALE, UNRESOLVED, GitFacts, classify
 
 __all__ = ["Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for", "find_repo"]
@@ -414,149 +413,3 @@ def _type_name(obj: object) -> str:
     if isinstance(obj, pygit2.Tag):
         return "tag"
     return "object"
-
-
-
-# -- triage: what happened to a path (see .triage) ---------------------------
-
-
-def find_renames(checker: GitChecker, pin: str, *, threshold: int = 50) -> dict[str, tuple[str, int]]:
-    """``{old path: (new path, similarity %)}`` for files git finds renamed from ``pin`` to HEAD.
-
-    One whole-tree diff with rename detection (``git diff -M``); callers cache it
-    per pin. Raises RepoError when the pin is not a commit, MissingObjects when
-    objects are missing.
-    """
-    commit = checker._commit_or_error(pin)
-    try:
-        diff = checker.repo.diff(commit.tree, checker.head_commit.tree)
-        diff.find_similar(
-            flags=pygit2.enums.DiffFind.FIND_RENAMES, rename_threshold=threshold
-        )
-        out: dict[str, tuple[str, int]] = {}
-        for delta in diff.deltas:
-            if delta.status == pygit2.enums.DeltaStatus.RENAMED:
-                out[delta.old_file.path] = (delta.new_file.path, int(delta.similarity))
-        return out
-    except (pygit2.GitError, KeyError) as e:
-        raise MissingObjects(_missing(str(commit.id))) from e
-
-
-def path_change(
-    checker: GitChecker,
-    pin: str,
-    path: str,
-    *,
-    context_lines: int = 3,
-    renames: Callable[[], Mapping[str, tuple[str, int]]] | None = None,
-) -> PathChange:
-    """What happened to ``path`` from ``pin`` to HEAD, as hunks for :func:`.triage.triage`.
-
-    A file is diffed blob to blob (cheap: no tree walk). A path gone at HEAD is
-    looked up in what ``renames()`` returns (called only then; default:
-    :func:`find_renames`, computed here); a folder is diffed as a subtree. Never raises for a missing path or objects:
-    those come back as status ``error`` with the reason.
-    """
-    norm = normalize_path(path) or ""
-    try:
-        commit = checker._commit_or_error(pin)
-        e_pin = checker.entry(commit, norm) if norm else None
-        if e_pin is None:
-            return PathChange(norm, "error", error=f"{norm or path!r} did not exist at {short_sha(pin)}")
-        e_head = checker.entry(checker.head_commit, norm)
-        if e_head is not None and e_head[0] == e_pin[0]:
-            return PathChange(norm, "unchanged")
-        repo = checker.repo
-        if e_head is None:
-            moves = renames() if renames is not None else find_renames(checker, pin)
-            hit = moves.get(norm)
-            if hit is None:
-                return PathChange(norm, "deleted")
-            new_path, similarity = hit
-            e_new = checker.entry(checker.head_commit, new_path)
-            if e_new is None:  # pragma: no cover - git just listed it
-                return PathChange(norm, "deleted")
-            new_blob = repo[e_new[0]]
-            patch = repo[e_pin[0]].diff(new_blob, context_lines=context_lines)
-            if patch.delta.is_binary:
-                return PathChange(norm, "binary", new_path=new_path, similarity=similarity)
-            return PathChange(
-                norm,
-                "moved",
-                _hunks(patch, new_path),
-                new_path=new_path,
-                similarity=similarity,
-                new_text=new_blob.data.decode("utf-8", "replace"),
-            )
-        if e_pin[1] or e_head[1]:  # a folder: diff the subtrees
-            old, new = repo[e_pin[0]], repo[e_head[0]]
-            if not (isinstance(old, pygit2.Tree) and isinstance(new, pygit2.Tree)):
-                return PathChange(norm, "error", error=f"{norm} changed between file and folder")
-            hunks: list[DiffHunk] = []
-            for patch in repo.diff(old, new, context_lines=context_lines):
-                if patch is not None and not patch.delta.is_binary:
-                    hunks.extend(_hunks(patch, f"{norm}/{patch.delta.new_file.path}"))
-            return PathChange(norm, "modified", tuple(hunks))
-        patch = repo[e_pin[0]].diff(repo[e_head[0]], context_lines=context_lines)
-        if patch.delta.is_binary:
-            return PathChange(norm, "binary")
-        return PathChange(norm, "modified", _hunks(patch, norm))
-    except RepoError as e:
-        return PathChange(norm, "error", error=str(e))
-    except (pygit2.GitError, KeyError) as e:
-        return PathChange(norm, "error", error=f"git cannot diff {norm}: {_one_line(e)}")
-
-
-def _hunks(patch: pygit2.Patch, file: str) -> tuple[DiffHunk, ...]:
-    out = []
-    for h in patch.hunks:
-        lines = tuple(
-            DiffLine(
-                ln.origin,
-                ln.old_lineno if ln.old_lineno >= 0 else None,
-                ln.new_lineno if ln.new_lineno >= 0 else None,
-                ln.content.rstrip("\r\n"),
-            )
-            for ln in h.lines
-            if ln.origin in "+- "
-        )
-        out.append(DiffHunk(file, h.header.strip(), lines))
-    return tuple(out)
-
-
-class HeadProbe:
-    """Read one repo's HEAD cheaply and often (for ``--watch`` and the follow toggle).
-
-    Keeps the repository open; each :meth:`read` re-reads HEAD and its ref from
-    disk (libgit2 does not cache loose refs), so a commit, checkout, pull or
-    rebase shows up on the next read. Never raises: an unreadable or unborn HEAD
-    reads as None.
-    """
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        found = pygit2.discover_repository(str(path))
-        if not found:
-            raise RepoError(f"{path}: not a git repository")
-        try:
-            self.repo = pygit2.Repository(found)
-        except (pygit2.GitError, KeyError, ValueError) as e:
-            raise RepoError(f"{path}: cannot open git repository: {e}") from e
-        self.path = Path(self.repo.workdir or self.repo.path).resolve()
-
-    def read(self) -> str | None:
-        try:
-            if self.repo.head_is_unborn:
-                return None
-            return str(self.repo.head.target)
-        except (pygit2.GitError, KeyError, ValueError):
-            return None
-
-    def subject(self, sha: str) -> str:
-        """The first line of a commit's message ('' when it cannot be read)."""
-        try:
-            commit = self.repo.get(sha)
-        except (pygit2.GitError, KeyError, ValueError):
-            return ""
-        if not isinstance(commit, pygit2.Commit):
-            return ""
-        return (commit.message or "").strip().splitlines()[0] if commit.message.strip() else ""

@@ -1,7 +1,7 @@
 """Triage of a stale fact: does the change since its pin touch what the fact says? (pure)
 
 Input is a :class:`PathChange` (what git says happened to the fact's path from
-the pin to HEAD, built by :func:`memharness_tui.staleness.git.path_change`);
+the pin to HEAD, built by :func:`memharness_tui.staleness.git_changes.path_change`);
 output is a :class:`Triage` with one of the outcomes
 
 * ``touches``   — a term of the fact is on a line the diff really changed;
@@ -79,7 +79,7 @@ class DiffHunk:
 
 @dataclass(frozen=True, slots=True)
 class PathChange:
-    """What happened to one path from the pin to HEAD (built by ``git.path_change``).
+    """What happened to one path from the pin to HEAD (built by ``git_changes.path_change``).
 
     ``moved``: ``new_path`` is where git's rename detection found it
     (``similarity`` in %), ``hunks`` diff the old file at the pin against the

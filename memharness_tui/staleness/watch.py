@@ -19,7 +19,7 @@ __all__ = ["HeadSource", "change_line", "watch"]
 
 
 class HeadSource(Protocol):
-    """One repo's HEAD (``git.HeadProbe`` is the real one)."""
+    """One repo's HEAD (``git_head.HeadProbe`` is the real one)."""
 
     def read(self) -> str | None: ...
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memharness_tui.staleness import cli as scli
-from memharness_tui.staleness.git import HeadProbe
+from memharness_tui.staleness.git_head import HeadProbe
 from memharness_tui.staleness.watch import change_line, watch
 
 from .staleness_helpers import Repo, file_bytes, make_store, rows

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from memharness_tui.staleness.analysis import Triager, analyse, moved_ref, repin_moved
-from memharness_tui.staleness.git import GitChecker, path_change
+from memharness_tui.staleness.git import GitChecker
+from memharness_tui.staleness.git_changes import path_change
 from memharness_tui.staleness.terms import extract_terms, ident_parts, match_line, scan_line
 from memharness_tui.staleness.triage import (
     DiffHunk,

@@ -30,7 +30,8 @@ __all__ = ["Follower", "FollowsHeads", "open_probes"]
 
 def open_probes(repos: Sequence[str]) -> tuple[list[HeadSource], list[str]]:
     """A HEAD probe per repo that opens, and one line per repo that does not."""
-    from memharness_tui.staleness.git import HeadProbe, RepoError
+    from memharness_tui.staleness.git import RepoError
+    from memharness_tui.staleness.git_head import HeadProbe
 
     probes: list[HeadSource] = []
     errors: list[str] = []

@@ -1,0 +1,118 @@
+"""What happened to a pinned path from its pin to HEAD, read from git for triage (``.triage``):
+git's renames, and the hunks of a file, a moved file or a folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import pygit2
+
+from .git import GitChecker, MissingObjects, RepoError, _missing, _one_line
+from .pins import normalize_path, short_sha
+from .triage import DiffHunk, DiffLine, PathChange
+
+__all__ = ["find_renames", "path_change"]
+
+
+def find_renames(checker: GitChecker, pin: str, *, threshold: int = 50) -> dict[str, tuple[str, int]]:
+    """``{old path: (new path, similarity %)}`` for files git finds renamed from ``pin`` to HEAD.
+
+    One whole-tree diff with rename detection (``git diff -M``); callers cache it
+    per pin. Raises RepoError when the pin is not a commit, MissingObjects when
+    objects are missing.
+    """
+    commit = checker._commit_or_error(pin)
+    try:
+        diff = checker.repo.diff(commit.tree, checker.head_commit.tree)
+        diff.find_similar(
+            flags=pygit2.enums.DiffFind.FIND_RENAMES, rename_threshold=threshold
+        )
+        out: dict[str, tuple[str, int]] = {}
+        for delta in diff.deltas:
+            if delta.status == pygit2.enums.DeltaStatus.RENAMED:
+                out[delta.old_file.path] = (delta.new_file.path, int(delta.similarity))
+        return out
+    except (pygit2.GitError, KeyError) as e:
+        raise MissingObjects(_missing(str(commit.id))) from e
+
+
+def path_change(
+    checker: GitChecker,
+    pin: str,
+    path: str,
+    *,
+    context_lines: int = 3,
+    renames: Callable[[], Mapping[str, tuple[str, int]]] | None = None,
+) -> PathChange:
+    """What happened to ``path`` from ``pin`` to HEAD, as hunks for :func:`.triage.triage`.
+
+    A file is diffed blob to blob (cheap: no tree walk). A path gone at HEAD is
+    looked up in what ``renames()`` returns (called only then; default:
+    :func:`find_renames`, computed here); a folder is diffed as a subtree. Never raises for a missing path or objects:
+    those come back as status ``error`` with the reason.
+    """
+    norm = normalize_path(path) or ""
+    try:
+        commit = checker._commit_or_error(pin)
+        e_pin = checker.entry(commit, norm) if norm else None
+        if e_pin is None:
+            return PathChange(norm, "error", error=f"{norm or path!r} did not exist at {short_sha(pin)}")
+        e_head = checker.entry(checker.head_commit, norm)
+        if e_head is not None and e_head[0] == e_pin[0]:
+            return PathChange(norm, "unchanged")
+        repo = checker.repo
+        if e_head is None:
+            moves = renames() if renames is not None else find_renames(checker, pin)
+            hit = moves.get(norm)
+            if hit is None:
+                return PathChange(norm, "deleted")
+            new_path, similarity = hit
+            e_new = checker.entry(checker.head_commit, new_path)
+            if e_new is None:  # pragma: no cover - git just listed it
+                return PathChange(norm, "deleted")
+            new_blob = repo[e_new[0]]
+            patch = repo[e_pin[0]].diff(new_blob, context_lines=context_lines)
+            if patch.delta.is_binary:
+                return PathChange(norm, "binary", new_path=new_path, similarity=similarity)
+            return PathChange(
+                norm,
+                "moved",
+                _hunks(patch, new_path),
+                new_path=new_path,
+                similarity=similarity,
+                new_text=new_blob.data.decode("utf-8", "replace"),
+            )
+        if e_pin[1] or e_head[1]:  # a folder: diff the subtrees
+            old, new = repo[e_pin[0]], repo[e_head[0]]
+            if not (isinstance(old, pygit2.Tree) and isinstance(new, pygit2.Tree)):
+                return PathChange(norm, "error", error=f"{norm} changed between file and folder")
+            hunks: list[DiffHunk] = []
+            for patch in repo.diff(old, new, context_lines=context_lines):
+                if patch is not None and not patch.delta.is_binary:
+                    hunks.extend(_hunks(patch, f"{norm}/{patch.delta.new_file.path}"))
+            return PathChange(norm, "modified", tuple(hunks))
+        patch = repo[e_pin[0]].diff(repo[e_head[0]], context_lines=context_lines)
+        if patch.delta.is_binary:
+            return PathChange(norm, "binary")
+        return PathChange(norm, "modified", _hunks(patch, norm))
+    except RepoError as e:
+        return PathChange(norm, "error", error=str(e))
+    except (pygit2.GitError, KeyError) as e:
+        return PathChange(norm, "error", error=f"git cannot diff {norm}: {_one_line(e)}")
+
+
+def _hunks(patch: pygit2.Patch, file: str) -> tuple[DiffHunk, ...]:
+    out = []
+    for h in patch.hunks:
+        lines = tuple(
+            DiffLine(
+                ln.origin,
+                ln.old_lineno if ln.old_lineno >= 0 else None,
+                ln.new_lineno if ln.new_lineno >= 0 else None,
+                ln.content.rstrip("\r\n"),
+            )
+            for ln in h.lines
+            if ln.origin in "+- "
+        )
+        out.append(DiffHunk(file, h.header.strip(), lines))
+    return tuple(out)
