@@ -40,6 +40,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 STORE = "memharness_tui/store/store.py"
 RECALL = "memharness_tui/store/recall.py"
+BROWSE = "memharness_tui/store/browse.py"
+SPLIT = "memharness_tui/store/split_scan.py"
+SPLIT_TESTS = "tests/store/test_split_scan.py"
 CHECKS = "memharness_tui/store/validation.py"
 SQL = "memharness_tui/store/sql.py"
 TIMEUTIL = "memharness_tui/store/timeutil.py"
@@ -174,6 +177,23 @@ MUTATIONS: list[Mutation] = [
       "            if freshness not in FRESHNESS_VALUES:\n                raise InvalidInput(\n",
       "            if False:\n                raise InvalidInput(\n",
       "the writer stores any freshness word"),
+    # --- store/: whole-table scans split across cores (split_scan.py) ---------------------
+    M("store.split-range-overlap", SQL,
+      'IN_RANGE = "f.id > :lo AND f.id <= :hi"', 'IN_RANGE = "f.id >= :lo AND f.id <= :hi"',
+      "a row on a range boundary is counted by both ranges", tests=(SPLIT_TESTS,)),
+    M("store.split-last-range-closed", SPLIT,
+      "edges[i + 1] if i + 1 < parts else LAST_ID", "edges[i + 1] if i + 1 < parts else top_id",
+      "rows appended after the split was planned are left out", tests=(SPLIT_TESTS,)),
+    M("store.split-recall-first-range-only", RECALL,
+      "for part in splitter.rows(conn, ranged, params, top) for (i,) in part",
+      "for part in splitter.rows(conn, ranged, params, top)[:1] for (i,) in part",
+      "a split recall ranks only the first range's best rows", tests=(SPLIT_TESTS,)),
+    M("store.split-flagged-out-of-order", BROWSE,
+      "for part in parts for r in part][:keep]", "for part in reversed(parts) for r in part][:keep]",
+      "the flagged list's ranges are joined out of id order", tests=(SPLIT_TESTS,)),
+    M("store.split-worker-never-interrupted", SPLIT,
+      "if interrupted is not None and interrupted():", "if False:",
+      "a cancelled search leaves the worker's range running", tests=(SPLIT_TESTS,)),
     M("store.writer-repeated-id-first-wins", STORE,
       "plain[r[3]] = r", "plain.setdefault(r[3], r)",
       "a batch that judges one id twice keeps the first verdict, not the last"),
