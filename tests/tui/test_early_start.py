@@ -3,14 +3,16 @@ runs before Textual is imported; the app takes them over and starts exactly as w
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from memharness_tui.store import Store
@@ -65,6 +67,27 @@ def opened(sample, monkeypatch: pytest.MonkeyPatch) -> Iterator[Opened]:
 
 def _app(path: str, config_dir: Path) -> MemharnessApp:
     return MemharnessApp(path, config_dir=config_dir, now=NOW, cursor_blink=False)
+
+
+@contextlib.asynccontextmanager
+async def _opening_search_held(store: Store, monkeypatch: pytest.MonkeyPatch,
+                               config_dir: Path) -> AsyncIterator[tuple[MemharnessApp, Pilot,
+                                                                        threading.Event]]:
+    """An early-started app on its main screen, its opening search held until ``gate`` is set."""
+    gate = threading.Event()
+    opened = Opened(store, gate)
+    monkeypatch.setattr(app_early, "opener", opened)
+    app_early.open_early(opened.path)
+    app = _app(opened.path, config_dir)
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            while not app.screen.query(RecallPane):  # the main screen, results still pending
+                await pilot.pause()
+            assert opened.empty_recalls_started.wait(10)
+            yield app, pilot, gate
+    finally:
+        gate.set()
+        app_early.resume_gc()
 
 
 async def test_the_app_takes_over_the_early_open_and_shows_its_results(sample, opened,
@@ -127,30 +150,19 @@ async def test_opening_results_already_here_are_shown_as_the_screen_is_built(
 
 async def test_a_search_typed_while_the_early_search_runs_wins(sample, monkeypatch, config_dir):
     store, _ = sample
-    gate = threading.Event()
-    opened = Opened(store, gate)
-    monkeypatch.setattr(app_early, "opener", opened)
-    app_early.open_early(opened.path)
-    app = _app(opened.path, config_dir)
-    try:
-        async with app.run_test(size=(160, 48)) as pilot:
-            while not app.screen.query(RecallPane):  # the main screen, results still pending
-                await pilot.pause()
-            assert opened.empty_recalls_started.wait(10)
-            pane = app.screen.query_one(RecallPane)
-            assert pane.last_result is None
-            box = app.screen.query_one("#search", Input)
-            box.focus()
-            await pilot.press(*"sessions")
-            gate.set()  # the opening search ends now, after the keys
-            await settle(pilot)
-            assert box.value == "sessions"
-            assert pane.params.query == "sessions"
-            table = app.screen.query_one("#results", ResultsTable)
-            assert table.row_keys() == [str(f.id) for f in
-                                        store.recall("sessions", limit=50).facts]
-    finally:
-        gate.set()
+    async with _opening_search_held(store, monkeypatch, config_dir) as (app, pilot, gate):
+        pane = app.screen.query_one(RecallPane)
+        assert pane.last_result is None
+        box = app.screen.query_one("#search", Input)
+        box.focus()
+        await pilot.press(*"sessions")
+        gate.set()  # the opening search ends now, after the keys
+        await settle(pilot)
+        assert box.value == "sessions"
+        assert pane.params.query == "sessions"
+        table = app.screen.query_one("#results", ResultsTable)
+        assert table.row_keys() == [str(f.id) for f in
+                                    store.recall("sessions", limit=50).facts]
 
 
 async def test_an_early_start_for_another_database_is_discarded(sample, opened, tmp_path,
@@ -215,29 +227,17 @@ async def test_the_filters_and_other_tabs_wait_for_the_opening_results(
     from memharness_tui.tui.widgets.recall import FilterStub
 
     store, _ = sample
-    gate = threading.Event()
-    opened = Opened(store, gate)
-    monkeypatch.setattr(app_early, "opener", opened)
-    app_early.open_early(opened.path)
-    app = _app(opened.path, config_dir)
-    try:
-        async with app.run_test(size=(160, 48)) as pilot:
-            while not app.screen.query(RecallPane):
-                await pilot.pause()
-            assert opened.empty_recalls_started.wait(10)
-            for _ in range(30):  # many frames while the opening search runs
-                await pilot.pause()
-            assert len(app.screen.query(FilterStub)) == 3 and not app.screen.query(Select)
-            assert not app.screen.query("#subjects-pane")
-            gate.set()
-            await settle(pilot)
-            assert not app.screen.query(FilterStub) and len(app.screen.query(Select)) == 3
-            assert app.screen.query("#subjects-pane")
-            assert app.screen.query_one("#results", ResultsTable).row_keys() == [
-                str(f.id) for f in store.recall("", limit=50).facts]
-    finally:
+    async with _opening_search_held(store, monkeypatch, config_dir) as (app, pilot, gate):
+        for _ in range(30):  # many frames while the opening search runs
+            await pilot.pause()
+        assert len(app.screen.query(FilterStub)) == 3 and not app.screen.query(Select)
+        assert not app.screen.query("#subjects-pane")
         gate.set()
-        app_early.resume_gc()
+        await settle(pilot)
+        assert not app.screen.query(FilterStub) and len(app.screen.query(Select)) == 3
+        assert app.screen.query("#subjects-pane")
+        assert app.screen.query_one("#results", ResultsTable).row_keys() == [
+            str(f.id) for f in store.recall("", limit=50).facts]
         gc.unfreeze()
 
 
