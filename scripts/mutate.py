@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 STORE = "memharness_tui/store/store.py"
 RECALL = "memharness_tui/store/recall.py"
+WRITER = "memharness_tui/store/verdict_writer.py"
 BROWSE = "memharness_tui/store/browse.py"
 SPLIT = "memharness_tui/store/split_scan.py"
 SPLIT_TESTS = "tests/store/test_split_scan.py"
@@ -162,18 +163,18 @@ MUTATIONS: list[Mutation] = [
       "if vf < old.valid_from:",
       "the backdate rule applies to every old fact, not only backdated ones"),
     # --- store/: the staleness writer ---------------------------------------------------
-    M("store.writer-ignores-live-only", STORE,
+    M("store.writer-ignores-live-only", WRITER,
       "if live is None:\n                continue", "if False:\n                continue",
       "live_only does not re-check liveness inside the write lock (a revised row is reported "
       "as written)", tests=(RUNNER_TESTS,)),
-    M("store.writer-backfill-pinned", STORE,
+    M("store.writer-backfill-pinned", WRITER,
       "elif r[4] is not None and not live:", "elif False:",
       "a backfill whose row someone else pinned mid-pass is reported as written",
       tests=(RUNNER_TESTS,)),
-    M("store.writer-unknown-id-silent", STORE,
+    M("store.writer-unknown-id-silent", WRITER,
       'raise NotFound(f"no fact #{r[3]}")', "pass",
       "set_staleness on an unknown id succeeds silently"),
-    M("store.writer-any-freshness", STORE,
+    M("store.writer-any-freshness", WRITER,
       "            if freshness not in FRESHNESS_VALUES:\n                raise InvalidInput(\n",
       "            if False:\n                raise InvalidInput(\n",
       "the writer stores any freshness word"),
@@ -194,7 +195,7 @@ MUTATIONS: list[Mutation] = [
     M("store.split-worker-never-interrupted", SPLIT,
       "if interrupted is not None and interrupted():", "if False:",
       "a cancelled search leaves the worker's range running", tests=(SPLIT_TESTS,)),
-    M("store.writer-repeated-id-first-wins", STORE,
+    M("store.writer-repeated-id-first-wins", WRITER,
       "plain[r[3]] = r", "plain.setdefault(r[3], r)",
       "a batch that judges one id twice keeps the first verdict, not the last"),
     M("store.sql-live-guard-backfill", SQL,
