@@ -194,7 +194,7 @@ class BrowseReads(StoreParts):
             return list(self._current_subjects())
         F = self.Fact
         belief, t = self._belief_clause(as_of)
-        scope = F.tx_at <= t if as_of is not None else True
+        scope = F.tx_at <= t
         query = (
             F.select(
                 F.subject,
@@ -320,17 +320,15 @@ class BrowseReads(StoreParts):
         hit, answer, snap = self._recalled("flagged", key)
         if hit:
             return list(answer)
-        if not subject and self._splitter is not None:
-            top = int(self.conn.execute(sql.MAX_ID).fetchone()[0])
-            if self._splitter.splits(top):
-                keep = None if limit is None or limit < 0 else limit  # SQLite: LIMIT -n is none
-                params = {"first": wanted[0], "second": wanted[-1],
-                          "limit": -1 if keep is None else keep}
-                parts = self._splitter.rows(self.conn, sql.FLAGGED_IN_RANGE, params, top)
-                # Ranges in id order, each its first ``limit`` by id: the first ``limit`` overall.
-                rows = [_fact(r) for part in parts for r in part][:keep]
-                self._remember_answer("flagged", snap, key, rows)
-                return list(rows)
+        keep = None if limit is None or limit < 0 else limit  # SQLite: LIMIT -n is none
+        parts = None if subject else self._split_rows(
+            sql.FLAGGED_IN_RANGE,
+            {"first": wanted[0], "second": wanted[-1], "limit": -1 if keep is None else keep})
+        if parts is not None:
+            # Ranges in id order, each its first ``limit`` by id: the first ``limit`` overall.
+            rows = [_fact(r) for part in parts for r in part][:keep]
+            self._remember_answer("flagged", snap, key, rows)
+            return list(rows)
         cond = F.freshness.in_(wanted) & F.superseded_by.is_null() & F.retracted_at.is_null()
         if subject:
             cond = cond & (F.subject == subject)

@@ -136,13 +136,8 @@ class RecallReads(StoreParts):
         """Rows of the scanning recall query (the empty query, the LIKE fallback). Split:
         each id range ranks its own best ``limit`` ids, and the one query ranks their union —
         the overall best are among them, so rows and order are the unsplit query's."""
-        conn = self.conn
-        splitter = self._splitter
-        if splitter is not None:
-            top = int(conn.execute(sql.MAX_ID).fetchone()[0])
-            if splitter.splits(top):
-                ranged = sql.ranked_ids_query([*filters, sql.IN_RANGE])
-                ids = [i for part in splitter.rows(conn, ranged, params, top) for (i,) in part]
-                filters = [*filters, sql.AMONG_IDS]
-                params = {**params, "ids": json.dumps(ids)}
-        return conn.execute(sql.recall_query(fts=False, filters=filters), params).fetchall()
+        parts = self._split_rows(sql.ranked_ids_query([*filters, sql.IN_RANGE]), params)
+        if parts is not None:
+            filters = [*filters, sql.AMONG_IDS]
+            params = {**params, "ids": json.dumps([i for part in parts for (i,) in part])}
+        return self.conn.execute(sql.recall_query(fts=False, filters=filters), params).fetchall()

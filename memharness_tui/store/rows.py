@@ -105,6 +105,7 @@ class StoreParts:
         _fresh_pending: bool
         _no_mmap: bool
         trust_clock: bool
+        on_disk: bool
 
         def _effective_now(self, clock_now: str) -> str: ...
         def _writable(self) -> None: ...

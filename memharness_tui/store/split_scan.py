@@ -147,7 +147,7 @@ class SplitScans(StoreParts):
 
         For a connection that mostly scans (header counts, subjects, changes): a scan of a
         mapped file keeps every page it touched in the process's resident set (up to the
-        256 MB map per connection), while unmapped reads go through SQLite's small page
+        128 MB map per connection), while unmapped reads go through SQLite's small page
         cache. Scans measured no slower this way; the file is unchanged.
         """
         self._no_mmap = True
@@ -165,6 +165,28 @@ class SplitScans(StoreParts):
             self._splitter = SplitScanner(self._db.connection, self._db.close, parts=parts,
                                           split_from=split_from, pause=pause)
 
+    def twin_opener(self, pause: Callable[[], bool] | None = None
+                    ) -> Callable[[], StoreParts] | None:
+        """How to open a second, read-only Store on this file for the scanning reads (call it
+        on the thread that will use it; None: no file to share yet, or ``:memory:``).
+
+        The twin has this store's clock and settings, so its answers equal this store's; it
+        reads without a memory map (scanning a mapped file keeps every page resident) and
+        splits its whole-table scans, the extra range giving way while ``pause()`` is true.
+        """
+        if not self.on_disk:
+            return None
+        opener, path = type(self).open, self.path  # type: ignore[attr-defined]
+        settings = {"clock": self.clock, "ranking": self.ranking, "trust_clock": self.trust_clock}
+
+        def open_twin() -> StoreParts:
+            twin = opener(path, readonly=True, **settings)
+            twin.without_memory_map()
+            twin.split_scans(pause=pause)
+            return twin  # type: ignore[no-any-return]
+
+        return open_twin
+
     @property
     def interrupt_check(self) -> Callable[[], bool] | None:
         """What the split scans' worker threads ask to know that the call they serve was
@@ -177,10 +199,19 @@ class SplitScans(StoreParts):
         if self._splitter is not None:
             self._splitter.interrupted = check
 
-    def _scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
-        """Rows of a whole-table scan: split by id range when ``split_scans`` is on."""
+    def _split_rows(self, ranged: str, params: dict[str, Any]) -> list[Any] | None:
+        """Each id range's rows of ``ranged`` when this store splits its scans and the table is
+        big enough; None: scan it whole."""
+        splitter = self._splitter
+        if splitter is None:
+            return None
         conn = self.conn
-        if self._splitter is None:
-            return [conn.execute(whole, params).fetchall()]
         top = int(conn.execute(sql.MAX_ID).fetchone()[0])
-        return list(self._splitter.rows(conn, ranged, params, top))
+        if not splitter.splits(top):
+            return None
+        return list(splitter.rows(conn, ranged, params, top))
+
+    def _scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
+        """Rows of a whole-table scan, one list per id range (one list when not split)."""
+        parts = self._split_rows(ranged, params)
+        return parts if parts is not None else [self.conn.execute(whole, params).fetchall()]

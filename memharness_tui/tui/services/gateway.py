@@ -71,35 +71,22 @@ def _connection_of(store: StoreLike) -> Any:
 
 def _scan_opener(store: StoreLike,
                  busy: threading.Event | None = None) -> Callable[[], StoreLike] | None:
-    """On the DB thread: how to open a read-only twin of ``store`` (None: it cannot have one).
-
-    The twin shares the store's clock and settings, so its answers equal the store's own; it
-    reads without a memory map, since scanning a mapped file keeps every page resident, and
-    splits its whole-table scans across the cores (store/split_scan.py), the extra range
-    giving way while ``busy`` is set (a call runs on the DB thread: a user waits for it).
-    """
-    from memharness_tui.store import Store
-
-    if not isinstance(store, Store) or not store.on_disk:
+    """On the DB thread: how to open a read-only twin of ``store`` for the scanning reads
+    (None: it cannot have one — a fresh or in-memory store, a test's stand-in). The Store
+    knows how (``Store.twin_opener``); its split scans give way while ``busy`` is set (a
+    call runs on the DB thread: a user waits for it)."""
+    twin_opener = getattr(store, "twin_opener", None)
+    if twin_opener is None:
         return None
-    path, clock, ranking, trust = store.path, store.clock, store.ranking, store.trust_clock
-
-    def open_twin() -> Store:
-        twin = Store.open(path, readonly=True, clock=clock, ranking=ranking, trust_clock=trust)
-        twin.without_memory_map()
-        twin.split_scans(pause=busy.is_set if busy is not None else None)
-        return twin
-
-    return open_twin
+    return twin_opener(pause=busy.is_set if busy is not None else None)
 
 
 def _split_searches(store: StoreLike) -> None:
     """On the DB thread: the empty-query and LIKE-fallback searches of a large store scan
     every row; split them across the cores (store/split_scan.py; small stores: no change)."""
-    from memharness_tui.store import Store
-
-    if isinstance(store, Store):
-        store.split_scans()
+    split = getattr(store, "split_scans", None)
+    if split is not None:
+        split()
 
 
 def _resolve(fut: asyncio.Future[None]) -> None:
