@@ -67,3 +67,34 @@ async def test_the_main_screen_paints_at_its_own_frame_rate(sample, config_dir):
         await pilot.press(*"sessions")  # frames still come: the typed query's results show
         await settle(pilot)
         assert app.screen.query_one("#results", ResultsTable).row_count == 1
+
+
+async def test_typing_a_search_lays_nothing_out(sample, config_dir, monkeypatch):
+    """Each keystroke repaints the search box and the results; neither lays the screen out (a
+    whole-screen layout per key was most of a keystroke's cost). No scrollbar comes or goes here:
+    every result fits."""
+    from memharness_tui.tui.screens.main import MainScreen
+
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#results", ResultsTable)
+        assert not table.show_vertical_scrollbar
+        box = app.screen.query_one("#search", Input)
+        box.focus()
+        await settle(pilot)
+        layouts: list[object] = []
+        real = MainScreen._refresh_layout
+
+        def counting(self, *args, **kwargs):  # noqa: ANN001, ANN202
+            layouts.append(args)
+            return real(self, *args, **kwargs)
+
+        monkeypatch.setattr(MainScreen, "_refresh_layout", counting)
+        await pilot.press(*"sessions expire")
+        await settle(pilot)
+        assert box.value == "sessions expire"
+        assert table.row_keys() == [str(f.id) for f in
+                                    store.recall("sessions expire", limit=50).facts]
+        assert layouts == []

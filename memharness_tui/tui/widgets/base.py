@@ -1,9 +1,12 @@
-"""Shared plumbing for panes: forward worker failures to the app's single error handler."""
+"""Shared plumbing for panes and widgets: worker failures to the app's one error handler, loading
+when shown, and a virtual size that does not lay the screen out."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.worker import Worker, WorkerState
 
 if TYPE_CHECKING:
@@ -44,3 +47,17 @@ class LoadsWhenShown:
             self.reload()
         else:
             self._needs_load = True
+
+
+class VirtualSizeWithoutLayout:
+    """For a widget whose own box is fixed (by CSS) while its content grows or scrolls: a new
+    virtual size updates the scrollbars, instead of the layout of the whole screen Textual's
+    ``virtual_size`` reactive asks for on every change (once per keystroke in a text box, once
+    per write in a log). A scrollbar that appears or goes still lays the screen out
+    (``show_*_scrollbar``). Put it before the Textual widget class in the bases."""
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        if self.is_mounted and self.container_size:  # type: ignore[attr-defined]
+            self._scroll_update(size)  # type: ignore[attr-defined]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from textual.geometry import Size
-from textual.reactive import Reactive
 from textual.widgets import Input
 
+from .base import VirtualSizeWithoutLayout
 
-class SearchBox(Input):
+
+class SearchBox(VirtualSizeWithoutLayout, Input):
     """An ``Input`` sized by CSS whose keystrokes do not lay the screen out.
 
     ``Input`` stores its text's width as its virtual size on every change, and Textual's
@@ -17,9 +17,3 @@ class SearchBox(Input):
     scrolling, which reads it directly, so a repaint and a scrollbar check are enough.
     A scrollbar that appears or goes still lays the screen out, as before.
     """
-
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
-
-    def watch_virtual_size(self, size: Size) -> None:
-        if self.is_mounted and self.container_size:
-            self._scroll_update(size)
