@@ -305,10 +305,10 @@ MUTATIONS: list[Mutation] = [
       "an abbreviated pin does not take its path from a full-SHA source_ref"),
     # --- staleness/: the verdict table and pins --------------------------------------------
     M("verdicts.head-with-path", VERDICTS,
-      "if f.is_head and f.path is None:", "if f.is_head:",
+      "    if path is None:\n        if is_head:", "    if is_head or path is None:\n        if is_head:",
       "a pin at HEAD with a missing path is current"),
     M("verdicts.unchanged-flipped", VERDICTS,
-      "if f.path_at_pin == f.path_at_head:", "if f.path_at_pin != f.path_at_head:",
+      "if at_pin == at_head:", "if at_pin != at_head:",
       "changed and unchanged paths swap verdicts"),
     M("verdicts.deleted-unresolved", VERDICTS,
       'return STALE, f"{shown} was deleted since {sha}"',

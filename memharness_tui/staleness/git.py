@@ -20,7 +20,7 @@ from pathlib import Path
 import pygit2
 
 from .pins import is_sha_like, normalize_path, normalize_sha, short_sha
-from .verdicts import CURRENT, STALE, UNRESOLVED, GitFacts, classify
+from .verdicts import GitFacts, classify, classify_reached
 
 __all__ = ["Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for", "find_repo"]
 
@@ -308,9 +308,7 @@ class GitChecker:
         cid, commit, is_head, sha, full = fast  # type: ignore[misc]
         norm = paths[0]
         if norm is None:
-            if is_head:
-                return CURRENT, f"{sha} is HEAD", full
-            return STALE, f"HEAD has moved past {sha}", full
+            return (*classify_reached(sha, is_head, None, "", None, None), full)
         try:
             e_pin = self._entry(cid, commit, norm)
             e_head = self._head_entries.get(norm, _MISSING)
@@ -320,16 +318,10 @@ class GitChecker:
         except MissingObjects:
             facts = self.facts(pin, path)  # says which objects are missing
             return (*classify(facts), facts.commit)
-        if e_pin is None:
-            return UNRESOLVED, f"{norm} did not exist at {sha}", full
-        shown = f"{norm}/" if e_pin[1] or (e_head is not None and e_head[1]) else norm
-        if e_head is None:
-            return STALE, f"{shown} was deleted since {sha}", full
-        if e_pin[0] == e_head[0]:
-            if is_head:
-                return CURRENT, f"{sha} is HEAD", full
-            return CURRENT, f"{shown} unchanged since {sha}", full
-        return STALE, f"{shown} changed since {sha}", full
+        folder = (e_pin is not None and e_pin[1]) or (e_head is not None and e_head[1])
+        return (*classify_reached(sha, is_head, norm, f"{norm}/" if folder else norm,
+                                  e_pin[0] if e_pin is not None else None,
+                                  e_head[0] if e_head is not None else None), full)
 
     def judge(self, pin: str, path: str | None = None) -> tuple[str, str]:
         """(freshness, reason) for one pin against this repo's HEAD."""

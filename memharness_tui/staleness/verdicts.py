@@ -122,8 +122,6 @@ def classify(f: GitFacts) -> tuple[str, str]:
                 "boundary is missing; `git fetch --unshallow` to check it)"
             )
         return UNRESOLVED, f"{sha} is not in this repo"
-    if f.is_head and f.path is None:
-        return CURRENT, f"{sha} is HEAD"
     if not f.is_head and not f.is_ancestor:
         if f.shallow:
             return UNRESOLVED, (
@@ -131,15 +129,26 @@ def classify(f: GitFacts) -> tuple[str, str]:
                 "(on another branch, or beyond the boundary)"
             )
         return UNRESOLVED, f"{sha} is on a branch HEAD does not contain"
-    if f.path is None:
+    return classify_reached(sha, f.is_head, f.path, _shown_path(f), f.path_at_pin,
+                            f.path_at_head)
+
+
+def classify_reached(sha: str, is_head: bool, path: str | None, shown: str,
+                     at_pin: str | None, at_head: str | None) -> tuple[str, str]:
+    """The rest of the table, for a pin that is HEAD or one of its ancestors: ``path`` (None:
+    a whole-repo pin) and its object at the pin and at HEAD (None: absent there); ``shown`` is
+    the path as the reason names it (a folder ends in ``/``). ``GitChecker.judged`` calls this
+    directly for the common pin, without building the facts."""
+    if path is None:
+        if is_head:
+            return CURRENT, f"{sha} is HEAD"
         return STALE, f"HEAD has moved past {sha}"
-    shown = _shown_path(f)
-    if f.path_at_pin is None:
-        return UNRESOLVED, f"{f.path} did not exist at {sha}"
-    if f.path_at_head is None:
+    if at_pin is None:
+        return UNRESOLVED, f"{path} did not exist at {sha}"
+    if at_head is None:
         return STALE, f"{shown} was deleted since {sha}"
-    if f.path_at_pin == f.path_at_head:
-        if f.is_head:
+    if at_pin == at_head:
+        if is_head:
             return CURRENT, f"{sha} is HEAD"
         return CURRENT, f"{shown} unchanged since {sha}"
     return STALE, f"{shown} changed since {sha}"
