@@ -48,6 +48,7 @@ CHECKS = "memharness_tui/store/validation.py"
 SQL = "memharness_tui/store/sql.py"
 TIMEUTIL = "memharness_tui/store/timeutil.py"
 RUNNER = "memharness_tui/staleness/runner.py"
+WORK = "memharness_tui/staleness/work.py"
 VERDICTS = "memharness_tui/staleness/verdicts.py"
 PINS = "memharness_tui/staleness/pins.py"
 GIT = "memharness_tui/staleness/git.py"
@@ -288,18 +289,18 @@ MUTATIONS: list[Mutation] = [
       "None if v.path_only else v.commit, v.path)",
       "v.commit, v.path)",
       "a path-only backfill passes a commit, so the live guard refuses it"),
-    M("runner.work-list-page-stop", RUNNER,
-      "if len(page) < _PAGE:\n                break\n            after = page[-1].id\n        after = 0",
-      "if len(page) <= _PAGE:\n                break\n            after = page[-1].id\n        after = 0",
+    M("runner.work-list-page-stop", WORK,
+      "if len(page) < _PAGE:\n            break\n        after = page[-1].id\n    after = 0",
+      "if len(page) <= _PAGE:\n            break\n        after = page[-1].id\n    after = 0",
       "the work list stops after its first page of targets", tests=(RUNNER_TESTS,)),
-    M("runner.work-list-page-skip", RUNNER,
-      "            after = page[-1].id\n        after = 0",
-      "            after = page[-1].id + 1\n        after = 0",
+    M("runner.work-list-page-skip", WORK,
+      "        after = page[-1].id\n    after = 0",
+      "        after = page[-1].id + 1\n    after = 0",
       "the work list skips the first row of every later page", tests=(RUNNER_TESTS,)),
-    M("runner.backfill-path-precedence", RUNNER,
+    M("runner.backfill-path-precedence", WORK,
       "return own or pin.path", "return pin.path or own",
       "source_ref's path wins over the row's own source_path", tests=("tests/staleness/test_backfill_path.py",)),
-    M("runner.ref-path-exact-sha", RUNNER,
+    M("runner.ref-path-exact-sha", WORK,
       "if pin.commit.startswith(stored) or stored.startswith(pin.commit):",
       "if pin.commit == stored:",
       "an abbreviated pin does not take its path from a full-SHA source_ref"),

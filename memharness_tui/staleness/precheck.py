@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .git import GitChecker
-    from .runner import WorkItem
+    from .work import WorkItem
 
 __all__ = ["PinCoverage", "coverage", "coverage_and_work", "coverage_and_work_with",
            "pin_coverage"]
@@ -88,7 +88,7 @@ def coverage_and_work_with(checkers: Sequence[GitChecker], db_path: str | os.Pat
                            ) -> tuple[PinCoverage, list[WorkItem]]:
     """:func:`coverage_and_work` with the repos already open (the pass process keeps them for
     the pass that follows: the commits looked up here stay resolved)."""
-    from memharness_tui.staleness.runner import StalenessPass
+    from memharness_tui.staleness.work import work_list
     from memharness_tui.store import Store
 
     def resolves(commit: str) -> bool:
@@ -97,7 +97,7 @@ def coverage_and_work_with(checkers: Sequence[GitChecker], db_path: str | os.Pat
     commits: list[str] = []
     store = Store.open(str(db_path), readonly=True)
     try:
-        work = StalenessPass.work_list(store, commits)
+        work = work_list(store, commits)
     finally:
         store.close()
     return coverage(commits, resolves), work

@@ -16,16 +16,15 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from .git import GitChecker, RepoError
-from .pins import Pin, is_sha_like, normalize_path, normalize_sha, parse_source_ref
 from .verdicts import CURRENT, STALE, UNRESOLVED, Verdict, classify_many
+from .work import WorkItem, work_list
 
 if TYPE_CHECKING:
     from memharness_tui.store import Store
     from memharness_tui.store.clock import Clock
-    from memharness_tui.store.types import StalenessTarget
 
 __all__ = [
     "DOWNGRADE_AGENT",
@@ -43,7 +42,6 @@ __all__ = [
 #: not downgraded again by a later pass (so repeated hooks do not halve it each time).
 DOWNGRADE_AGENT = "memharness-tui/staleness"
 DOWNGRADE_AGENTS = (DOWNGRADE_AGENT, "memharness-tui/downgrade")  # a pass's, the app's
-_PAGE = 2000
 
 
 def summary_line(checked: int, current: int, stale: int, unresolved: int, backfilled: int,
@@ -61,20 +59,6 @@ def summary_line(checked: int, current: int, stale: int, unresolved: int, backfi
 def stale_ids_line(ids: Sequence[int]) -> str:
     """``stale ids: #4, #7`` — the reference bin's line after the summary (when any)."""
     return "stale ids: " + ", ".join(f"#{i}" for i in ids)
-
-
-class WorkItem(NamedTuple):
-    """One fact to judge: its stored pin, or a pin parsed from source_ref (backfill).
-
-    ``backfill``: the pass adopts this pin (``path_only``: the row is already
-    pinned and only its missing path is filled in from source_ref).
-    """
-
-    fact_id: int
-    commit: str
-    path: str | None
-    backfill: bool
-    path_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +141,7 @@ class StalenessPass:
     ones too, but never a live row a downgrade wrote) with confidence × ``factor``.
     ``on_progress`` is called from the running thread after each batch.
 
-    ``work``: the work list :meth:`work_list` read moments before (the wrong-repo precheck
+    ``work``: the work list :func:`.work.work_list` read moments before (the wrong-repo precheck
     reads it anyway), so the pass need not read every pin again; the next run reads afresh.
     ``checkers``: likewise the precheck's open repos (one per entry of ``repos``).
     Rows revised or retracted since it was read are skipped by the writer's liveness guard,
@@ -269,7 +253,7 @@ class StalenessPass:
         try:
             work, self._work = self._work, None  # a list handed over is used once
             if work is None:
-                work = self.work_list(store)
+                work = work_list(store)
             report.total = len(work)
             yield self._event(report)
             judge = _Judge(checkers)
@@ -309,45 +293,6 @@ class StalenessPass:
             done=done,
             cancelled=r.cancelled,
         )
-
-    @staticmethod
-    def work_list(store: Store, pinned_commits: list[str] | None = None) -> list[WorkItem]:
-        """SPEC §8 targets plus backfill candidates whose source_ref parses, oldest first.
-
-        A target pinned without a path whose source_ref names the same commit with
-        a path is judged with that path, and the path is filled in (as the
-        reference bin does). ``pinned_commits``, when given, also receives every
-        target's stored commit as stored (the wrong-repo precheck counts those).
-        """
-        items: list[WorkItem] = []
-        after = 0
-        while True:
-            page = store.staleness_targets(_PAGE, after_id=after)
-            if pinned_commits is not None:
-                pinned_commits.extend(t.source_commit for t in page if t.source_commit)
-            for t in page:
-                commit = (t.source_commit or "").strip()
-                path = _ref_path_for(t) if t.source_path is None and t.source_ref else None
-                # positional, as tuple.__new__ takes them: one WorkItem per pin
-                if path is not None:
-                    items.append(_new_item(WorkItem, (t.id, commit, path, True, True)))
-                else:
-                    items.append(_new_item(WorkItem, (t.id, commit, t.source_path, False, False)))
-            if len(page) < _PAGE:
-                break
-            after = page[-1].id
-        after = 0
-        while True:
-            page = store.backfill_candidates(_PAGE, after_id=after)
-            for t in page:
-                pin = parse_source_ref(t.source_ref)
-                if pin is not None:
-                    items.append(WorkItem(t.id, pin.commit, _backfill_path(t, pin), True))
-            if len(page) < _PAGE:
-                break
-            after = page[-1].id
-        items.sort(key=_fact_id)  # two runs already in id order
-        return items
 
     def _write(self, store: Store, verdicts: list[Verdict]) -> list[Verdict]:
         """Write one batch in one short transaction; downgrade stale ones if asked.
@@ -432,29 +377,6 @@ def _count(report: PassReport, verdicts: list[Verdict]) -> None:
     report.backfilled += backfilled
 
 
-def _backfill_path(t: StalenessTarget, pin: Pin) -> str | None:
-    """A candidate's own source_path wins over the path parsed from source_ref."""
-    own = normalize_path(t.source_path) if t.source_path else None
-    return own or pin.path
-
-
-def _ref_path_for(t: StalenessTarget) -> str | None:
-    """The path source_ref gives a pinned row that has none, when it names the same commit.
-
-    Commits match case-insensitively, and an abbreviated SHA on either side
-    matches the full one it starts. Otherwise None (the row is judged without a path).
-    """
-    stored = normalize_sha(t.source_commit or "")
-    if not is_sha_like(stored):
-        return None
-    pin = parse_source_ref(t.source_ref)
-    if pin is None or pin.path is None:
-        return None
-    if pin.commit.startswith(stored) or stored.startswith(pin.commit):
-        return pin.path
-    return None
-
-
 class _Judge:
     """Classify work items against the repos, caching by (pin, path)."""
 
@@ -486,5 +408,4 @@ class _Judge:
 
 
 _new_verdict = tuple.__new__  # a Verdict from its ten fields, without NamedTuple's __new__
-_new_item = tuple.__new__  # the same for a WorkItem's five
 _fact_id = operator.itemgetter(0)

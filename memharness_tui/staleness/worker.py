@@ -341,7 +341,8 @@ class _Child:
                 self.run(run, dict(job))  # the pass the app starts next: under this run id
 
     def run(self, run: int, kwargs: dict[str, Any]) -> None:
-        from .runner import StalenessPass, WorkItem
+        from .runner import StalenessPass
+        from .work import WorkItem
 
         kept, self.prechecked = self.prechecked, None  # a precheck's list is used once
         try:

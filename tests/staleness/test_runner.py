@@ -210,9 +210,9 @@ def test_work_list_pages_see_every_row_exactly_once(
     scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Keyset paging with a small page: no target or candidate is lost or read twice."""
-    import memharness_tui.staleness.runner as runner_mod
+    import memharness_tui.staleness.work as work_mod
 
-    monkeypatch.setattr(runner_mod, "_PAGE", 7)
+    monkeypatch.setattr(work_mod, "_PAGE", 7)
     s = scenario.sha
     db = tmp_path / "m.db"
     pinned = make_store(db, [{"source_commit": s["c1"]}] * 30)  # 4 full pages and a part
@@ -220,7 +220,7 @@ def test_work_list_pages_see_every_row_exactly_once(
     make_store(db, [{}] * 5)  # neither pinned nor with a ref: not work
     pinned += make_store(db, [{"source_commit": s["head"]}] * 11)
     with Store.open(str(db)) as store:
-        work = StalenessPass.work_list(store)
+        work = work_mod.work_list(store)
     assert [w.fact_id for w in work] == sorted(pinned + refs)
     assert [w.fact_id for w in work if w.backfill] == refs
     report = StalenessPass(db, [scenario.path], batch_size=4).run()
@@ -549,6 +549,7 @@ def test_the_prechecks_work_list_is_the_passs_and_is_read_once(
     """The wrong-repo precheck reads the pass's work list; a pass handed it reads no pins,
     writes the same verdicts, and its next run reads the store afresh."""
     from memharness_tui.staleness.precheck import coverage_and_work, pin_coverage
+    from memharness_tui.staleness.work import work_list
 
     s = scenario.sha
     db = tmp_path / "m.db"
@@ -557,7 +558,7 @@ def test_the_prechecks_work_list_is_the_passs_and_is_read_once(
     make_store(db, [{"source_commit": "f" * 40}] * 2)  # in no repo
     cov, work = coverage_and_work(db, [scenario.path])
     with Store.open(str(db)) as store:
-        assert work == StalenessPass.work_list(store)
+        assert work == work_list(store)
     assert (cov.pins, cov.wrong_repo) == (8, False)
     assert cov == pin_coverage(db, [scenario.path])
 

@@ -34,7 +34,8 @@ from memharness_tui.tui.widgets.staleness.triage import confirm_bulk, reverify_e
 from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.runner import PassProgress, WorkItem
+    from memharness_tui.staleness.runner import PassProgress
+    from memharness_tui.staleness.work import WorkItem
     from memharness_tui.tui.app import MemharnessApp
 
 WRITE_ACTIONS = {"bulk_still_true", "bulk_downgrade", "bulk_elsewhere", "retract", "new_fact"}
