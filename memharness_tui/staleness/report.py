@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from .analysis import Triager
 from .pins import short_sha
 from .runner import PassReport
-from .triage import LABELS, OUTCOMES, UNKNOWN, Triage, code_span, plain
+from .text import code_span, plain
+from .triage import LABELS, OUTCOMES, UNKNOWN, Triage
 from .verdicts import STALE, Verdict
 
 if TYPE_CHECKING:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .terms import LineIndex, Term, extract_terms, match_line, scan_line
+from .text import code_span, plain
 
 __all__ = [
     "DELETED",
@@ -39,8 +40,6 @@ __all__ = [
     "Triage",
     "TriageHunk",
     "TriageLine",
-    "code_span",
-    "plain",
     "triage",
 ]
 
@@ -272,22 +271,6 @@ def _real_changes(hunks: tuple[DiffHunk, ...]) -> list[list[bool]]:
 
 
 # -- classification ------------------------------------------------------------
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def plain(text: str) -> str:
-    """Text safe to print or paste: control characters (ESC, BEL, …) dropped."""
-    return _CONTROL.sub("", text)
-
-
-def code_span(text: str) -> str:
-    """Markdown inline code that survives backticks inside (CommonMark: a longer fence)."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _clip(text: str, width: int = 100) -> str:

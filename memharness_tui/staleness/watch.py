@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from .pins import short_sha
-from .triage import plain
+from .text import plain
 
 __all__ = ["HeadSource", "change_line", "watch"]
 
