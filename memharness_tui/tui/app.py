@@ -42,8 +42,6 @@ ReasonProvider = Callable[[Any], str | None]
 
 POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
 
-SWITCH_INTERVAL = app_early.SWITCH_INTERVAL  # the GIL switch interval while the app runs
-
 
 def _staleness_commands() -> type[Provider]:
     """Issue #5's palette provider, imported lazily so the app starts without it loaded."""
@@ -131,7 +129,6 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
         self._repos_lookup: asyncio.Future[list[str]] | None = None
         self._repos_settled = False  # repos given, saved, looked up or chosen
         self._first_query: RecallQuery | None = None
-        self._switch_interval: float | None = None  # before the app shortened it
         self._first_revision = 0
         self._theme_origin: dict[str, str] = {}
         self._theme_problems = self._register_themes()
@@ -182,7 +179,7 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
         self._start_first_recall()  # behind the open on the same thread (or joins the early one)
 
     def on_mount(self) -> None:
-        self._switch_interval = app_early.shorten_switch_interval()
+        app_early.shorten_switch_interval()  # restored at unmount
         if self._theme_problems:
             lines = "\n".join(str(p) for p in self._theme_problems)
             n = len(self._theme_problems)
@@ -196,17 +193,15 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
     async def _open(self) -> None:
         from memharness_tui.tui.screens.main import MainScreen
 
-        opening, self._opening = self._opening, None
+        opening, self._opening = self._opening, None  # sent at load
         try:
-            self.info, note = await (opening if opening is not None else self.service.open())
+            self.info, note = await opening  # type: ignore[misc]
         except Exception as exc:  # noqa: BLE001 - any open failure becomes one readable modal
             from memharness_tui.tui.screens.modals import ErrorModal
 
             app_early.resume_gc()
             self.push_screen(ErrorModal("Cannot open the database", _message(exc), fatal=True))
             return
-        if self._first_recall_sent is None:
-            self._start_first_recall()
         self.sub_title = self.info.path
         self.readonly = self.info.readonly
         self._settle_known_repos(self.info.path)
@@ -225,8 +220,7 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
             self._opening.cancel()
         if self._first_recall is not None:
             self._first_recall.cancel()
-        if self._switch_interval is not None:
-            app_early.restore_switch_interval()
+        app_early.restore_switch_interval()
         self.service.close()
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------

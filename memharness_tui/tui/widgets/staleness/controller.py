@@ -27,7 +27,7 @@ UI_INTERVAL = 0.25  # the pass thread posts progress at most this often (plus fi
 # Four updates a second keep the counters and the log live to the eye; each one costs the UI
 # thread a frame (counters, bar, log and its scrollbar), and the UI thread shares the GIL with
 # the pass, so every frame saved is pass time won back.
-# No sleep between batches: the app runs with a short GIL switch interval (app.SWITCH_INTERVAL),
+# No sleep between batches: the app runs with a short GIL switch interval (app_early.SWITCH_INTERVAL),
 # so the UI thread gets the GIL within a fraction of a millisecond without the pass pausing,
 # and fewer progress messages leave the UI thread less work to compete with.
 
