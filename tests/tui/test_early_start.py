@@ -224,7 +224,7 @@ async def test_the_filters_and_other_tabs_wait_for_the_opening_results(
         sample, monkeypatch, config_dir):
     """The Selects and hidden panes are built after the first results, however long the
     opening search takes (they used to give up waiting after ten frames)."""
-    from memharness_tui.tui.widgets.recall import FilterStub
+    from memharness_tui.tui.widgets.recall_filters import FilterStub
 
     store, _ = sample
     async with _opening_search_held(store, monkeypatch, config_dir) as (app, pilot, gate):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Select
 
-from memharness_tui.tui.widgets.recall import FilterStub
+from memharness_tui.tui.widgets.recall_filters import FilterStub
 
 from .conftest import make_app, settle
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -13,7 +12,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
-from textual.suggester import Suggester
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Input, Static
 
@@ -22,6 +20,13 @@ from memharness_tui.tui.render import cell, clean, freshness_badge
 from memharness_tui.tui.services import RecallQuery
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.header import InfoLine
+from memharness_tui.tui.widgets.recall_filters import (
+    DEFAULT_LIMIT,
+    FILTERS,
+    FilterStub,
+    SubjectSuggester,
+    filter_select,
+)
 from memharness_tui.tui.widgets.results_table import Col, ResultsTable
 from memharness_tui.tui.widgets.search_box import SearchBox
 
@@ -30,10 +35,6 @@ if TYPE_CHECKING:
 
     from memharness_tui.tui.app import MemharnessApp
 
-KIND_OPTIONS = ("semantic", "episodic", "procedural")
-FRESHNESS_OPTIONS = ("current", "stale", "unresolved", "unchecked")
-LIMIT_OPTIONS = (8, 25, 50, 100, 200)
-DEFAULT_LIMIT = 50
 WRITE_ACTIONS = {"new_fact", "retract"}  # disabled (shown so) on a read-only store
 NARROW = 120  # below this width the filters take two rows
 RESULT_COLUMNS = (
@@ -50,65 +51,6 @@ RESULT_COLUMNS = (
 
 
 RecallParams = RecallQuery  # what the Recall tab shows (kept under its old name)
-
-FILTERS = (  # the filter Selects: id, prompt (shown while blank), options, initial value
-    ("limit-filter", None, tuple((f"top {n}", n) for n in LIMIT_OPTIONS), DEFAULT_LIMIT),
-    ("kind-filter", "any kind", tuple((k, k) for k in KIND_OPTIONS), None),
-    ("freshness-filter", "any freshness", tuple((f, f) for f in FRESHNESS_OPTIONS), None),
-)
-
-
-def _filter_select(filter_id: str) -> Select[Any]:
-    """The real filter ``Select`` for ``filter_id`` (see ``FILTERS``)."""
-    from textual.widgets import Select
-
-    _id, prompt, options, value = next(f for f in FILTERS if f[0] == filter_id)
-    if value is not None:
-        return Select(options, value=value, allow_blank=False, id=filter_id)
-    return Select(options, prompt=prompt or "", id=filter_id)
-
-
-class FilterStub(Static):
-    """Stands in for a filter ``Select`` in the first frame; same cell, border and label.
-
-    A ``Select`` is the heaviest widget on the Recall tab (its current-value row, an overlay
-    option list, and their styles parsed on first use), so the pane is composed with these
-    and the main screen swaps the real Selects in once the first results are painted
-    (``RecallPane.mount_filters``). Not focusable: nothing can be chosen before the swap.
-    Styled in ``app.tcss`` like a Select's current-value row.
-    """
-
-    def __init__(self, filter_id: str) -> None:
-        _id, prompt, options, value = next(f for f in FILTERS if f[0] == filter_id)
-        label = next(text for text, v in options if v == value) if value is not None else prompt
-        super().__init__(id=f"{filter_id}-stub", classes="-has-value" if value is not None else "")
-        self.filter_id = filter_id
-        self._label = label or ""
-
-    def render(self) -> Text:
-        width = max(1, self.content_size.width - 2)
-        return Text(f"{self._label[:width]:<{width}} ▼", no_wrap=True)
-
-
-class SubjectSuggester(Suggester):
-    """Completes a subject from the store's subjects, read once, on the first keystroke.
-
-    Like ``SuggestFromList(names, case_sensitive=False)``: the first name (in the store's
-    order) that starts with the typed text, ignoring case. A failed read suggests nothing.
-    """
-
-    def __init__(self, load: Callable[[], Awaitable[list[str]]]) -> None:
-        super().__init__(use_cache=False, case_sensitive=False)
-        self._load = load
-        self._names: list[tuple[str, str]] | None = None
-
-    async def get_suggestion(self, value: str) -> str | None:
-        if self._names is None:
-            try:
-                self._names = [(n.casefold(), n) for n in await self._load()]
-            except Exception:  # noqa: BLE001 - a suggestion is a nicety; never an error
-                return None
-        return next((name for folded, name in self._names if folded.startswith(value)), None)
 
 
 class RecallPane(WorkerErrorsToApp, Vertical):
@@ -174,7 +116,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
             return
         row = self.query_one("#recall-filters")
         with self.app.batch_update():
-            mounts = [row.mount(_filter_select(stub.filter_id), before=stub) for stub in stubs]
+            mounts = [row.mount(filter_select(stub.filter_id), before=stub) for stub in stubs]
             removed = self.query(FilterStub).remove()
         for mounted in mounts:
             await mounted
@@ -268,7 +210,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         found = self.query(f"#{filter_id}")
         if found:
             return cast("Select[Any]", found.first()).value
-        return next(f[3] for f in FILTERS if f[0] == filter_id)
+        return FILTERS[filter_id].value
 
     def run_search(self, *, more: bool = False, keep: bool = False) -> None:
         """Search with the boxes' values; ``keep``: a refresh (same rows loaded, same cursor).
