@@ -6,6 +6,14 @@ from .types import FACT_COLUMNS
 
 COLS = ", ".join(f"f.{c}" for c in FACT_COLUMNS)
 
+# LIMIT and OFFSET take ``:name + 0``, never a bare ``:name``. SQLite (3.47 and later) plans
+# a bare parameter there with the value bound at the time and marks the statement to be
+# prepared again whenever that parameter is bound, which is every call: the recall query
+# was compiled anew on each keystroke (~6 % of a recall's instructions). An expression is
+# read when the statement runs, so the cached statement is reused; the plans are the same
+# (tests/store/test_sql_limits.py checks both).
+LIMIT = "LIMIT :limit + 0"
+
 INSERT_FACT = """INSERT INTO facts (subject, predicate, fact, confidence, importance, kind,
   valid_from, valid_to, tx_at, source_agent, source_ref, source_commit, source_path)
 VALUES (:subject, :predicate, :fact, :confidence, :importance, :kind,
@@ -65,14 +73,14 @@ def recall_query(*, fts: bool, filters: list[str]) -> str:
         return f"""WITH m AS MATERIALIZED (
   SELECT rowid AS id, row_number() OVER (ORDER BY rank) AS fts_rank
   FROM facts_fts WHERE facts_fts MATCH :match
-  ORDER BY rank LIMIT :cap
+  ORDER BY rank LIMIT :cap + 0
 )
 SELECT {COLS}, m.fts_rank AS fts_rank,
   (1.0 / (:rrf_k + m.fts_rank)) * f.confidence * {tail} AS score
 FROM m CROSS JOIN facts f ON f.id = m.id
 {where}
 ORDER BY score DESC, f.tx_at DESC, f.id DESC
-LIMIT :limit"""
+{LIMIT}"""
     # Rank on (score, tx_at, id) alone, then read the winners' columns: a LIMIT sort builds
     # a record of every selected column for every row it sees (~10 % of a 1M-row scan).
     return f"""WITH top AS MATERIALIZED (
@@ -80,7 +88,7 @@ LIMIT :limit"""
   FROM facts f
   {where}
   ORDER BY score DESC, f.tx_at DESC, f.id DESC
-  LIMIT :limit
+  {LIMIT}
 )
 SELECT {COLS}, NULL AS fts_rank, top.score AS score
 FROM top CROSS JOIN facts f ON f.id = top.id
@@ -94,7 +102,7 @@ def ranked_ids_query(filters: list[str]) -> str:
     return f"""SELECT f.id FROM facts f
 WHERE {' AND '.join(filters)}
 ORDER BY 1.0 * f.confidence * {tail} DESC, f.tx_at DESC, f.id DESC
-LIMIT :limit"""
+{LIMIT}"""
 
 
 AMONG_IDS = "f.id IN (SELECT value FROM json_each(:ids))"
@@ -163,7 +171,7 @@ WHERE f.source_commit IS NOT NULL AND {LIVE}"""
 FLAGGED_IN_RANGE = f"""SELECT {COLS} FROM facts f
 WHERE f.freshness IN (:first, :second) AND {LIVE} AND {IN_RANGE}
 ORDER BY f.id
-LIMIT :limit"""
+{LIMIT}"""
 
 COUNT_SUBJECT = "SELECT COUNT(*) FROM facts WHERE subject = ?"
 
@@ -173,17 +181,17 @@ def newest_of_subject(filters: list[str]) -> str:
     return f"""SELECT {COLS} FROM facts f INDEXED BY idx_facts_tx
 WHERE f.subject = :subject AND {' AND '.join(filters)}
 ORDER BY f.tx_at DESC, f.id DESC
-LIMIT :limit OFFSET :offset"""
+{LIMIT} OFFSET :offset + 0"""
 
 
-STALENESS_TARGETS = """SELECT id, source_ref, source_commit, source_path FROM facts
+STALENESS_TARGETS = f"""SELECT id, source_ref, source_commit, source_path FROM facts
 WHERE source_commit IS NOT NULL AND retracted_at IS NULL AND superseded_by IS NULL
   AND id > :after_id
-ORDER BY id LIMIT :limit"""
-BACKFILL_CANDIDATES = """SELECT id, source_ref, source_commit, source_path FROM facts
+ORDER BY id {LIMIT}"""
+BACKFILL_CANDIDATES = f"""SELECT id, source_ref, source_commit, source_path FROM facts
 WHERE source_commit IS NULL AND retracted_at IS NULL AND superseded_by IS NULL
   AND source_ref != '' AND id > :after_id
-ORDER BY id LIMIT :limit"""
+ORDER BY id {LIMIT}"""
 SET_STALENESS = """UPDATE facts SET
   freshness = :freshness,
   checked_at = :checked_at,
