@@ -13,6 +13,7 @@ the exception classes the store catches match the connections it makes. Set
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sqlite3 as _stdlib
 from types import ModuleType
@@ -44,6 +45,41 @@ def _choose(preference: str) -> ModuleType:
 
 sqlite3: Any = _choose(os.environ.get(ENV_VAR, "auto").strip().lower() or "auto")
 """The chosen DB-API module; import it as ``from .driver import sqlite3``."""
+
+SQLITE_CONFIG_MEMSTATUS = 9  # sqlite3.h
+
+
+@functools.cache  # once per module: after it, sqlite3_memory_used() is always 0
+def _without_memory_statistics(module: ModuleType) -> bool:
+    """Turn off SQLite's memory statistics in pysqlite3's own copy of SQLite; True if done.
+
+    With them on (pysqlite3-binary's build default) every allocation takes a global mutex
+    to keep a running total nobody reads here: ~5 % of a recall's instructions. SQLite
+    recommends building with SQLITE_DEFAULT_MEMSTATUS=0, and the reference core's SQLite
+    is built that way; ``sqlite3_config`` is the run-time form of the same setting. It may
+    only change while SQLite holds no memory, i.e. before any connection is open (at this
+    module's import), so it is applied only when ``sqlite3_memory_used()`` is 0. The
+    standard library's SQLite is the system's, shared with the rest of the process: never
+    touched.
+    """
+    if module is _stdlib:
+        return False
+    try:
+        import ctypes
+
+        lib = ctypes.CDLL(importlib.import_module(module.__name__.rsplit(".", 1)[0]
+                                                  + "._sqlite3").__file__)
+        lib.sqlite3_memory_used.restype = ctypes.c_int64
+        if lib.sqlite3_memory_used() != 0:
+            return False
+        lib.sqlite3_shutdown()
+        done = lib.sqlite3_config(SQLITE_CONFIG_MEMSTATUS, ctypes.c_int(0)) == 0
+        return lib.sqlite3_initialize() == 0 and done
+    except (ImportError, OSError, AttributeError, TypeError):
+        return False
+
+
+MEMORY_STATISTICS_OFF = _without_memory_statistics(sqlite3)
 
 
 def sqlite_version() -> str:

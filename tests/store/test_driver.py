@@ -98,3 +98,43 @@ def test_math_function_probe_matches_the_library() -> None:
     finally:
         conn.close()
     assert driver.has_math_functions() is native
+
+
+MEMORY_PROBE = """
+import ctypes, importlib, sys
+{before}
+from memharness_tui.store import Store, driver
+lib = ctypes.CDLL(importlib.import_module("pysqlite3._sqlite3").__file__)
+lib.sqlite3_memory_used.restype = ctypes.c_int64
+with Store.open(sys.argv[1]) as store:
+    store.remember("a", "hello world")
+    found = [f.fact for f in store.recall("hello").facts]
+    print(driver.MEMORY_STATISTICS_OFF, lib.sqlite3_memory_used() > 0, found)
+"""
+
+
+def _memory_probe(tmp_path: Path, before: str = "") -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE.format(before=before), str(tmp_path / "m.db")],
+        cwd=REPO_ROOT, env={**os.environ, "MEMHARNESS_SQLITE": "pysqlite3"},
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout.strip()
+
+
+@pytest.mark.skipif(not HAVE_PYSQLITE3, reason="pysqlite3 is not installed on this platform")
+def test_pysqlite3_runs_without_memory_statistics(tmp_path: Path) -> None:
+    """Its SQLite keeps no running allocation total (a global mutex per malloc) once chosen."""
+    assert _memory_probe(tmp_path) == "True False ['hello world']"
+
+
+@pytest.mark.skipif(not HAVE_PYSQLITE3, reason="pysqlite3 is not installed on this platform")
+def test_memory_statistics_stay_on_when_sqlite_is_already_in_use(tmp_path: Path) -> None:
+    """A connection opened before the store's import: SQLite cannot be reconfigured safely."""
+    before = "import pysqlite3.dbapi2 as early; held = early.connect(':memory:')"
+    assert _memory_probe(tmp_path, before) == "False True ['hello world']"
+
+
+def test_the_standard_library_sqlite_is_never_reconfigured() -> None:
+    assert driver._without_memory_statistics(stdlib_sqlite3) is False
