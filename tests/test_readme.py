@@ -51,6 +51,7 @@ TOOLS = {
     ".venv/bin/python bench/recall_bench.py",
     ".venv/bin/python bench/staleness_bench.py",
     ".venv/bin/python bench/tui_bench.py",
+    ".venv/bin/python bench/reference_bench.py --reference path/to/core",
 }
 
 
