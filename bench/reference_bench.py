@@ -7,8 +7,8 @@ package folder (``DIR/dist/index.js`` and its ``node_modules``); ``node`` must b
 
 What runs: ``--rounds`` rounds, each on fresh copies of one store (the reference's own
 100k seed by default), one long-lived child per side. Every query goes to every side in
-turn, the first side alternating per query (reference, python, python, reference, …), so a
-busy moment of a shared machine hits both alike; each child times only its own call. The
+turn, the order rotating per query (two sides: reference, python, python, reference, …), so
+a busy moment of a shared machine hits all alike; each child times only its own call. The
 queries are the four shapes of ``recall_bench.py`` (``--per-shape`` each, shuffled
 together), then the issue's tail cases (a term in every row, the empty query, the LIKE
 fallback), after a warm-up of 200.
@@ -17,7 +17,9 @@ Both sides run the agent's recall: in current mode it reinforces what it returns
 query sees the writes of the ones before, and both start from the same fake clock — their
 answers must be identical. Every query's ids are compared and its scores within 1e-9
 relative; the mismatches are counted and printed. ``--browse`` adds the app's read-only
-recall (``reinforce=False``, its own copy) for context.
+recall (``reinforce=False``, its own copy) for context; ``--base REV`` the agent's recall of
+an earlier commit of this project (a ``git worktree``, checked for parity too), so a change
+shows as two ratios to the reference measured in one run.
 
 Prints wall and CPU p50/p95/p99 per side (median over rounds) and the ratio side/reference.
 
@@ -27,6 +29,7 @@ Prints wall and CPU p50/p95/p99 per side (median over rounds) and the ratio side
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -42,11 +45,14 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
-sys.path.insert(0, str(REPO))
+from compare import CODE_ENV, BaseCheckout  # noqa: E402
+
+# recall_bench puts this checkout's code on sys.path, or a --base commit's worktree in that
+# side's child (compare.code_dir, after seed's own path entry), then imports the store.
 from recall_bench import SHAPES, Workload, percentile  # noqa: E402
 from seed import seed_store  # noqa: E402
 
-from memharness_tui.store import Store  # noqa: E402
+from memharness_tui.store import Store, sql  # noqa: E402
 from memharness_tui.store.clock import FakeClock  # noqa: E402
 from memharness_tui.store.driver import sqlite_version  # noqa: E402
 
@@ -71,7 +77,7 @@ def workload(db: str, per_shape: int, seed: int) -> list[tuple[str, dict[str, An
     return items
 
 
-SIDES = ("reference", "python", "python, browse")
+SIDES = ("reference", "python", "python, browse", "python, base")
 WARMUP = 200
 
 
@@ -79,7 +85,8 @@ class Child:
     """One side's long-lived child: send a query index, read back one call's timing/result."""
 
     def __init__(self, side: str, args: argparse.Namespace, db: str,
-                 queries: list[dict[str, Any]], clock: dict[str, Any], tmp: Path) -> None:
+                 queries: list[dict[str, Any]], clock: dict[str, Any], tmp: Path,
+                 base: Path | None = None) -> None:
         job: dict[str, Any] = {"db": db, "queries": queries, "clock": clock,
                                "reinforce": side != "python, browse"}
         job_file = tmp / f"job-{SIDES.index(side)}.json"
@@ -91,12 +98,14 @@ class Child:
             cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(job_file)]
         job_file.write_text(json.dumps(job))
         self.side = side
+        env = {**os.environ, CODE_ENV: str(base if side == "python, base" else REPO)}
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, cwd=REPO)
+                                     text=True, cwd=REPO, env=env)
         ready = self._line()
         if not ready.startswith("READY "):
             raise SystemExit(f"{side} child did not start: {ready!r}")
-        self.sqlite = json.loads(ready[len("READY "):])["sqlite"]
+        info = json.loads(ready[len("READY "):])
+        self.sqlite, self.code = info["sqlite"], info.get("code", "node")
 
     def _line(self) -> str:
         assert self.proc.stdout is not None
@@ -125,7 +134,8 @@ def serve(job_file: str) -> int:
     queries = job["queries"]
     with Store.open(job["db"], clock=FakeClock(job["clock"]["start"], job["clock"]["step"])) \
             as store:
-        print("READY " + json.dumps({"sqlite": sqlite_version()}), flush=True)
+        print("READY " + json.dumps({"sqlite": sqlite_version(),
+                                     "code": str(Path(sql.__file__).parents[2])}), flush=True)
         for line in sys.stdin:
             if not line.strip():
                 break
@@ -154,20 +164,25 @@ def same(a: list[float], b: list[float]) -> bool:
 
 
 def one_round(r: int, args: argparse.Namespace, db: str, sides: list[str],
-              queries: list[dict[str, Any]], clock: dict[str, Any], tmp: Path
-              ) -> dict[str, list[dict[str, Any]]]:
-    """Every query on every side, the first side alternating per query; answers per side."""
-    children = [Child(side, args, fresh_copy(db, tmp, f"round-{n}.db"), queries, clock, tmp)
-                for n, side in enumerate(sides)]
+              queries: list[dict[str, Any]], clock: dict[str, Any], tmp: Path,
+              base: Path | None) -> dict[str, list[dict[str, Any]]]:
+    """Every query on every side, the order rotating per query; answers per side."""
+    children = [Child(side, args, fresh_copy(db, tmp, f"round-{n}.db"), queries, clock, tmp,
+                      base) for n, side in enumerate(sides)]
     if r == 0:
         print("SQLite: " + ", ".join(f"{c.side} {c.sqlite}" for c in children))
+        print("code: " + ", ".join(f"{c.side} {c.code}" for c in children))
     answers: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
-    order = list(range(min(WARMUP, len(queries)))) + list(range(len(queries)))
+    warm = min(WARMUP, len(queries))
+    order = list(range(warm)) + list(range(len(queries)))
     try:
         for n, i in enumerate(order):
-            for child in children if (n + r) % 2 == 0 else children[::-1]:
+            # rotate the order each query: every side takes every place equally often, and no
+            # side ever runs twice in a row while another doesn't (a warm cache for it alone)
+            turn = (n + r) % len(children)
+            for child in children[turn:] + children[:turn]:
                 answer = child.ask(i)
-                if n >= WARMUP:
+                if n >= warm:
                     answers[child.side].append(answer)
     finally:
         for child in children:
@@ -175,13 +190,13 @@ def one_round(r: int, args: argparse.Namespace, db: str, sides: list[str],
     return answers
 
 
-def check_parity(r: int, queries: list[dict[str, Any]], ref: list[dict[str, Any]],
-                 py: list[dict[str, Any]]) -> int:
+def check_parity(r: int, side: str, queries: list[dict[str, Any]],
+                 ref: list[dict[str, Any]], py: list[dict[str, Any]]) -> int:
     bad = [i for i in range(len(queries))
            if ref[i]["ids"] != py[i]["ids"] or not same(ref[i]["scores"], py[i]["scores"])
            or ref[i]["fallback"] != py[i]["fallback"]]
-    print(f"  round {r + 1} parity: {len(queries) - len(bad)}/{len(queries)} queries answered "
-          f"identically (ids, scores within 1e-9, usedFallback)")
+    print(f"  round {r + 1} parity, {side}: {len(queries) - len(bad)}/{len(queries)} queries "
+          f"answered as the reference did (ids, scores within 1e-9, usedFallback)")
     for i in bad[:5]:
         print(f"    query {i} {queries[i]}: reference {ref[i]['ids']} python {py[i]['ids']}")
     return len(bad)
@@ -213,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=20261201)
     ap.add_argument("--browse", action="store_true", help="also time the app's read-only recall")
+    ap.add_argument("--base", help="also run this commit's Store.recall (a git worktree)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -222,10 +238,13 @@ def main(argv: list[str] | None = None) -> int:
                  "(DIR/dist/index.js)")
     if shutil.which("node") is None:
         ap.error("node is not on PATH")
-    sides = list(SIDES if args.browse else SIDES[:2])
+    sides = ["reference", "python"] + ["python, browse"] * args.browse + ["python, base"] * bool(
+        args.base)
     runs: dict[str, list[list[dict[str, Any]]]] = {s: [] for s in sides}
     mismatches = 0
-    with tempfile.TemporaryDirectory(prefix="memharness-ref-bench-") as tmp_name:
+    with contextlib.ExitStack() as stack:
+        base = stack.enter_context(BaseCheckout(args.base)) if args.base else None
+        tmp_name = stack.enter_context(tempfile.TemporaryDirectory(prefix="memharness-ref-"))
         tmp = Path(tmp_name)
         db = str(seed_store(tmp, args.facts))
         Store.open(db).close()  # migrate (if ever needed) before any copy is taken
@@ -236,12 +255,13 @@ def main(argv: list[str] | None = None) -> int:
         clock = {"start": newest, "step": 1000}  # the file's newest instant, then 1 s a call
         print(f"reference bench: {args.facts:,} facts, {len(queries)} queries "
               f"({args.per_shape} per shape + {TAIL_REPEAT} of each tail case) after "
-              f"{WARMUP} warm-up, {args.rounds} rounds, fake clock from {newest}")
+              f"{min(WARMUP, len(queries))} warm-up, {args.rounds} rounds, fake clock from {newest}")
         for r in range(args.rounds):
-            answers = one_round(r, args, db, sides, queries, clock, tmp)
+            answers = one_round(r, args, db, sides, queries, clock, tmp, base)
             for side in sides:
                 runs[side].append(answers[side])
-            mismatches += check_parity(r, queries, answers["reference"], answers["python"])
+            for side in ("python", "python, base")[: 1 + bool(args.base)]:
+                mismatches += check_parity(r, side, queries, answers["reference"], answers[side])
     if hasattr(os, "getloadavg"):
         print("load average at the end: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
     stats = {side: summarize(items, runs[side]) for side in sides}
