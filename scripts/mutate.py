@@ -46,6 +46,7 @@ SPLIT = "memharness_tui/store/split_scan.py"
 SPLIT_TESTS = "tests/store/test_split_scan.py"
 CHECKS = "memharness_tui/store/validation.py"
 SQL = "memharness_tui/store/sql.py"
+DRIVER = "memharness_tui/store/driver.py"
 TIMEUTIL = "memharness_tui/store/timeutil.py"
 RUNNER = "memharness_tui/staleness/runner.py"
 WORK = "memharness_tui/staleness/work.py"
@@ -236,6 +237,19 @@ MUTATIONS: list[Mutation] = [
     M("store.sql-stale-weight-swapped", SQL,
       "WHEN 'stale'      THEN :stale_weight", "WHEN 'stale'      THEN :unresolved_weight",
       "stale facts are ranked with the unresolved weight"),
+    M("store.sql-bare-limit", SQL,
+      'LIMIT = "LIMIT :limit + 0"', 'LIMIT = "LIMIT :limit"',
+      "LIMIT is a bare parameter again: SQLite re-prepares the statement on every call",
+      tests=("tests/store/test_sql_limits.py",)),
+    M("store.driver-memory-statistics-on", DRIVER,
+      "MEMORY_STATISTICS_OFF = _without_memory_statistics(sqlite3)",
+      "MEMORY_STATISTICS_OFF = False",
+      "pysqlite3's SQLite keeps its memory statistics (a global mutex per allocation)",
+      tests=("tests/store/test_driver.py",)),
+    M("store.driver-reconfigures-in-use", DRIVER,
+      "if lib.sqlite3_memory_used() != 0:", "if False:",
+      "SQLite is shut down and reconfigured while a connection is open",
+      tests=("tests/store/test_driver.py",)),
     M("store.sql-retract-twice", SQL,
       "WHERE id = :id AND retracted_at IS NULL RETURNING id", "WHERE id = :id RETURNING id",
       "forgetting a retracted fact moves its retracted_at"),
