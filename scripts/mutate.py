@@ -238,7 +238,7 @@ MUTATIONS: list[Mutation] = [
       "WHEN 'stale'      THEN :stale_weight", "WHEN 'stale'      THEN :unresolved_weight",
       "stale facts are ranked with the unresolved weight"),
     M("store.sql-bare-limit", SQL,
-      'LIMIT = "LIMIT :limit + 0"', 'LIMIT = "LIMIT :limit"',
+      'return f":{param} + 0"', 'return f":{param}"',
       "LIMIT is a bare parameter again: SQLite re-prepares the statement on every call",
       tests=("tests/store/test_sql_limits.py",)),
     M("store.driver-memory-statistics-on", DRIVER,

@@ -6,13 +6,20 @@ from .types import FACT_COLUMNS
 
 COLS = ", ".join(f"f.{c}" for c in FACT_COLUMNS)
 
-# LIMIT and OFFSET take ``:name + 0``, never a bare ``:name``. SQLite (3.47 and later) plans
-# a bare parameter there with the value bound at the time and marks the statement to be
-# prepared again whenever that parameter is bound, which is every call: the recall query
-# was compiled anew on each keystroke (~6 % of a recall's instructions). An expression is
-# read when the statement runs, so the cached statement is reused; the plans are the same
-# (tests/store/test_sql_limits.py checks both).
-LIMIT = "LIMIT :limit + 0"
+
+def run_time(param: str) -> str:
+    """A LIMIT or OFFSET parameter as ``:param + 0``, never a bare ``:param``.
+
+    SQLite (3.47 and later) plans a bare parameter there with the value bound at the time and
+    marks the statement to be prepared again whenever that parameter is bound, which is every
+    call: the recall query was compiled anew on each keystroke (~6 % of a recall's
+    instructions). An expression is read when the statement runs, so the cached statement is
+    reused; the plans are the same (tests/store/test_sql_limits.py checks both).
+    """
+    return f":{param} + 0"
+
+
+LIMIT = f"LIMIT {run_time('limit')}"
 
 INSERT_FACT = """INSERT INTO facts (subject, predicate, fact, confidence, importance, kind,
   valid_from, valid_to, tx_at, source_agent, source_ref, source_commit, source_path)
@@ -73,7 +80,7 @@ def recall_query(*, fts: bool, filters: list[str]) -> str:
         return f"""WITH m AS MATERIALIZED (
   SELECT rowid AS id, row_number() OVER (ORDER BY rank) AS fts_rank
   FROM facts_fts WHERE facts_fts MATCH :match
-  ORDER BY rank LIMIT :cap + 0
+  ORDER BY rank LIMIT {run_time('cap')}
 )
 SELECT {COLS}, m.fts_rank AS fts_rank,
   (1.0 / (:rrf_k + m.fts_rank)) * f.confidence * {tail} AS score
@@ -181,7 +188,7 @@ def newest_of_subject(filters: list[str]) -> str:
     return f"""SELECT {COLS} FROM facts f INDEXED BY idx_facts_tx
 WHERE f.subject = :subject AND {' AND '.join(filters)}
 ORDER BY f.tx_at DESC, f.id DESC
-{LIMIT} OFFSET :offset + 0"""
+{LIMIT} OFFSET {run_time('offset')}"""
 
 
 STALENESS_TARGETS = f"""SELECT id, source_ref, source_commit, source_path FROM facts

@@ -1,7 +1,7 @@
 """LIMIT/OFFSET are bound at run time (``:n + 0``): same plans, and no re-prepare per call.
 
 A bare ``LIMIT :n`` makes SQLite plan with the bound value and re-prepare the statement each
-time it is bound again (see the note at the top of store/sql.py). These tests keep every
+time it is bound again (see ``sql.run_time``). These tests keep every
 statement of the store on the run-time form and show it plans exactly as the bare form.
 """
 
