@@ -67,8 +67,7 @@ def _without_memory_statistics(module: ModuleType) -> bool:
     try:
         import ctypes
 
-        lib = ctypes.CDLL(importlib.import_module(module.__name__.rsplit(".", 1)[0]
-                                                  + "._sqlite3").__file__)
+        lib = ctypes.CDLL(importlib.import_module("pysqlite3._sqlite3").__file__)
         lib.sqlite3_memory_used.restype = ctypes.c_int64
         if lib.sqlite3_memory_used() != 0:
             return False
