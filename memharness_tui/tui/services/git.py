@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["GitView", "Judged", "RevisePicture", "RowAnalysis", "judge", "judge_facts",
-           "open_triager", "revise_picture"]
+__all__ = ["GitView", "Judged", "RevisePicture", "RowAnalysis", "StillTrue", "judge",
+           "judge_facts", "open_triager", "revise_picture", "still_true_plan"]
 
 
 @dataclass(frozen=True)
@@ -180,3 +180,52 @@ async def revise_picture(repos: Sequence[str], commit: str | None, path: str | N
                              view.diff(commit, path, judged.repo), view.errors, result)
 
     return await asyncio.to_thread(gather)
+
+
+@dataclass
+class StillTrue:
+    """One fact's plan for *still true*: the HEAD, what git says there, or why not."""
+
+    fact: Any
+    head: str
+    judged: Judged | None
+    problem: str | None = None
+    moved: dict[str, Any] | None = None  # store.revise arguments re-pinning a moved fact
+
+
+async def still_true_plan(repos: Sequence[str], facts: Sequence[Any], *,
+                          source_agent: str) -> list[StillTrue]:
+    """Where each fact stands at HEAD, asked in one worker thread (one view, one triager):
+    true there as pinned, true at the path git says it moved to (``moved`` holds that
+    revision, written as ``source_agent``), or not true (``problem`` says why)."""
+
+    def plan() -> list[StillTrue]:
+        from memharness_tui.staleness.analysis import moved_revision
+        from memharness_tui.staleness.triage import MOVED
+
+        view = GitView(repos)
+        triager = open_triager(repos) if view else None
+        out: list[StillTrue] = []
+        for f in facts:
+            where = view.judge(f.source_commit or "", f.source_path) if view else None
+            if where is None:
+                out.append(StillTrue(f, "", None, "; ".join(view.errors) or "no usable repo"))
+                continue
+            now = view.judge(where.head, f.source_path)
+            if now is not None and now.freshness == "current":
+                out.append(StillTrue(f, where.head, now))
+                continue
+            if triager is not None and f.source_path and where.resolved:
+                t = RowAnalysis(f.id, f.fact, f.source_commit, f.source_path, where.repo,
+                                False, True).triage(triager)
+                if t.outcome == MOVED and t.new_path:
+                    there = view.judge(where.head, t.new_path)
+                    if there is not None and there.freshness == "current":
+                        values = moved_revision(f, t, where.head, source_agent=source_agent)
+                        out.append(StillTrue(f, where.head, there, moved=values))
+                        continue
+            why = now.reason if now is not None else "cannot check at HEAD"
+            out.append(StillTrue(f, where.head, now, f"not true at HEAD ({why})"))
+        return out
+
+    return await asyncio.to_thread(plan)

@@ -1,8 +1,8 @@
 """Every query and write the UI makes, by name and typed. Each runs on the DB thread.
 
 Widgets call ``app.service.<name>(...)``; none of them sees a Store. Writes also judge new
-pins through the git adapter, and report to the app (``on_write``) so ``store_revision`` moves
-and every pane refreshes itself — no pane reloads another by hand.
+pins (and plan *still true*) through the git adapter, and report to the app (``on_write``) so
+``store_revision`` moves and every pane refreshes itself — no pane reloads another by hand.
 """
 
 from __future__ import annotations
@@ -108,48 +108,6 @@ def _revised_pin(source_ref: str, new_commit: str) -> str:
     from memharness_tui.tui.editing import repin_ref
 
     return repin_ref(source_ref, new_commit)
-
-
-@dataclass
-class _StillTrue:
-    """One fact's plan for *still true*: the HEAD, what git says there, or why not."""
-
-    fact: Any
-    head: str
-    judged: Judged | None
-    problem: str | None = None
-    moved: dict[str, Any] | None = None  # store.revise arguments re-pinning a moved fact
-
-
-def _plan_still_true(facts: Sequence[Any], repos: Sequence[str]) -> list[_StillTrue]:
-    """Ask git (in the calling thread, one view and one triager) where each fact stands."""
-    from memharness_tui.staleness.analysis import moved_revision
-    from memharness_tui.staleness.triage import MOVED
-
-    view = git.GitView(repos)
-    triager = git.open_triager(repos) if view else None
-    out: list[_StillTrue] = []
-    for f in facts:
-        where = view.judge(f.source_commit or "", f.source_path) if view else None
-        if where is None:
-            out.append(_StillTrue(f, "", None, "; ".join(view.errors) or "no usable repo"))
-            continue
-        now = view.judge(where.head, f.source_path)
-        if now is not None and now.freshness == "current":
-            out.append(_StillTrue(f, where.head, now))
-            continue
-        if triager is not None and f.source_path and where.resolved:
-            t = git.RowAnalysis(f.id, f.fact, f.source_commit, f.source_path, where.repo,
-                                False, True).triage(triager)
-            if t.outcome == MOVED and t.new_path:
-                there = view.judge(where.head, t.new_path)
-                if there is not None and there.freshness == "current":
-                    values = moved_revision(f, t, where.head, source_agent=AGENTS["still-true"])
-                    out.append(_StillTrue(f, where.head, there, moved=values))
-                    continue
-        why = now.reason if now is not None else "cannot check at HEAD"
-        out.append(_StillTrue(f, where.head, now, f"not true at HEAD ({why})"))
-    return out
 
 
 def store_info(s: Any) -> tuple[StoreInfo, str | None]:
@@ -386,9 +344,7 @@ class StoreService:
         result = BulkResult()
         if not facts:
             return result
-        import asyncio
-
-        planned = await asyncio.to_thread(_plan_still_true, facts, repos)
+        planned = await git.still_true_plan(repos, facts, source_agent=AGENTS["still-true"])
         reasons: dict[int, str] = {}
 
         def write(s: Any) -> None:
