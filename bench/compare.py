@@ -144,7 +144,10 @@ def interleaved(script: Path, args: argparse.Namespace, payload: dict,
 
 
 def _short(name: str) -> str:
-    return {"new": "new", "new, stdlib sqlite3": "stdlib"}.get(name, "base")
+    """A side's name in a ratio's header: ``base``, ``new``, ``stdlib``, or the name itself."""
+    if name.startswith("base "):
+        return "base"
+    return {"new, stdlib sqlite3": "stdlib"}.get(name, name)
 
 
 def median_of(runs: list[dict], key: str) -> float:
@@ -158,16 +161,17 @@ def print_table(title: str, sides: Sequence[Side], results: dict[str, list[dict]
     names = [s.name for s in sides]
     width = max(12, *(len(n) for n in names))
     print(f"\n{title}  (median over {len(results[names[0]])} interleaved rounds per side)")
+    ratios = [f"{_short(n)}/{_short(names[0])}" for n in names[1:]]
+    ratio_widths = [max(16, len(r) + 2) for r in ratios]
     head = f"{'measure':<44}" + "".join(f"{n:>{width + 2}}" for n in names)
-    if len(names) > 1:
-        head += "".join(f"{_short(n) + '/' + _short(names[0]):>16}" for n in names[1:])
+    head += "".join(f"{r:>{w}}" for r, w in zip(ratios, ratio_widths, strict=True))
     print(head)
     for label, key, unit in metrics:
         vals = [median_of(results[n], key) for n in names]
         line = f"{label + ' (' + unit + ')':<44}" + "".join(f"{v:>{width + 2}.3f}" for v in vals)
-        for v in vals[1:]:
+        for v, w in zip(vals[1:], ratio_widths, strict=True):
             ratio = v / vals[0] if vals[0] else float("nan")
-            line += f"{ratio:>15.2f}×"
+            line += f"{ratio:>{w - 1}.2f}×"
         print(line)
     if len(names) > 1:
         print(f"ratio = side / {names[0]}: below 1.00× is faster")

@@ -21,7 +21,8 @@ recall (``reinforce=False``, its own copy) for context; ``--base REV`` the agent
 an earlier commit of this project (a ``git worktree``, checked for parity too), so a change
 shows as two ratios to the reference measured in one run.
 
-Prints wall and CPU p50/p95/p99 per side (median over rounds) and the ratio side/reference.
+Prints wall and CPU p50/p95/p99 per side (median over rounds) and the ratio side/reference
+(``compare.print_table``, as the other benchmarks).
 
     .venv/bin/python bench/reference_bench.py --reference PATH/TO/core --rounds 3
 """
@@ -34,7 +35,6 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,7 +45,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path.insert(0, str(BENCH))
-from compare import CODE_ENV, BaseCheckout  # noqa: E402
+from compare import CODE_ENV, BaseCheckout, Side, print_table  # noqa: E402
 
 # recall_bench puts this checkout's code on sys.path, or a --base commit's worktree in that
 # side's child (compare.code_dir, after seed's own path entry), then imports the store.
@@ -202,21 +202,17 @@ def check_parity(r: int, side: str, queries: list[dict[str, Any]],
     return len(bad)
 
 
-def summarize(items: list, runs: list[list[dict[str, Any]]]) -> dict[str, float]:
-    """Median over rounds of each percentile; the four shapes together are 'overall'."""
+def round_metrics(items: list, run: list[dict[str, Any]]) -> dict[str, float]:
+    """One round's p50/p95/p99, wall and CPU, per group; the four shapes together: 'overall'."""
     groups = {"overall": [i for i, (g, _) in enumerate(items) if g in SHAPES]}
     groups.update({g: [i for i, (gg, _) in enumerate(items) if gg == g]
                    for g in (*SHAPES, *TAILS)})
     out: dict[str, float] = {}
     for group, idx in groups.items():
         for kind in ("wall", "cpu"):
-            per_round: dict[int, list[float]] = {50: [], 95: [], 99: []}
-            for run in runs:
-                values = sorted(run[i][kind] for i in idx)
-                for p in per_round:
-                    per_round[p].append(percentile(values, p))
-            for p, vals in per_round.items():
-                out[f"{group} {kind} p{p}"] = statistics.median(vals)
+            values = sorted(run[i][kind] for i in idx)
+            for p in (50, 95, 99):
+                out[f"{group} {kind} p{p}"] = percentile(values, p)
     return out
 
 
@@ -264,15 +260,10 @@ def main(argv: list[str] | None = None) -> int:
                 mismatches += check_parity(r, side, queries, answers["reference"], answers[side])
     if hasattr(os, "getloadavg"):
         print("load average at the end: " + ", ".join(f"{x:.2f}" for x in os.getloadavg()))
-    stats = {side: summarize(items, runs[side]) for side in sides}
-    width = max(len(s) for s in sides) + 2
-    print(f"\n{'measure (ms, median over rounds)':<40}" + "".join(f"{s:>{width}}" for s in sides)
-          + "".join(f"{s + '/ref':>{width + 4}}" for s in sides[1:]))
-    for key in stats["reference"]:
-        vals = [stats[s][key] for s in sides]
-        line = f"{key:<40}" + "".join(f"{v:>{width}.3f}" for v in vals)
-        line += "".join(f"{v / vals[0]:>{width + 3}.2f}×" for v in vals[1:])
-        print(line)
+    results = {side: [round_metrics(items, run) for run in runs[side]] for side in sides}
+    keys = list(results["reference"][0])
+    print_table(f"recall, {args.facts:,} facts, {len(queries)} queries, next to the reference core",
+                [Side(side, REPO) for side in sides], results, [(k, k, "ms") for k in keys])
     print(f"\nparity over all rounds: {mismatches} mismatching answers")
     return 0
 
