@@ -7,10 +7,8 @@ input with one line on stderr — never a traceback.
 from __future__ import annotations
 
 import argparse
-import errno
 import json
 import os
-import socket
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
@@ -18,6 +16,7 @@ from typing import Any, NoReturn
 
 from . import cli_args
 from .cli_args import UsageError
+from .cli_serve import cmd_serve
 from .cli_text import json_visible, one_line, visible_tree
 from .store import FakeClock, MemharnessError, Store
 from .store import formats as fmt
@@ -292,62 +291,6 @@ def _cmd_forget(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_port(port: int) -> None:
-    """Refuse a port we cannot listen on before serving (textual-serve would announce the URL
-    and then fail with a traceback-shaped internal error)."""
-    if not 1 <= port <= 65535:
-        raise UsageError(f"--port must be between 1 and 65535, got {port}")
-    for family, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")):
-        try:
-            sock = socket.socket(family, socket.SOCK_STREAM)
-        except OSError:  # no IPv6 on this machine
-            continue
-        with sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                sock.bind((host, port))
-            except OSError as exc:
-                if exc.errno == errno.EADDRINUSE:
-                    raise UsageError(
-                        f"port {port} is already in use on localhost; "
-                        "stop what is using it or choose another with --port"
-                    ) from None
-                if exc.errno == errno.EACCES:
-                    raise UsageError(
-                        f"not allowed to listen on port {port}; choose one above 1023 with --port"
-                    ) from None
-                if exc.errno == errno.EADDRNOTAVAIL:  # e.g. IPv6 configured off
-                    continue
-                raise UsageError(f"cannot listen on localhost:{port}: {exc.strerror}") from None
-
-
-def _check_serve_db(db: str | None) -> None:
-    """Open an existing database once, as each browser session's app will: a file it cannot
-    use (foreign, corrupt, too new) is one line now, not an error in every session."""
-    from .paths import default_db_path
-
-    path = os.path.expanduser(db if db is not None else default_db_path())
-    if os.path.exists(path):
-        with Store.open(path):
-            pass
-
-
-def _cmd_serve(args: argparse.Namespace) -> int:
-    from .tui.serve import serve
-
-    if not args.demo:
-        _check_serve_db(args.db)
-    _check_port(args.port)
-
-    app_args: list[str] = []
-    if args.db:
-        app_args += ["--db", args.db]
-    if args.demo:
-        app_args.append("--demo")
-    serve(args.port, app_args)
-    return 0
-
-
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "recall": _cmd_recall,
     "why": _cmd_why,
@@ -356,7 +299,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "remember": _cmd_remember,
     "revise": _cmd_revise,
     "forget": _cmd_forget,
-    "serve": _cmd_serve,
+    "serve": cmd_serve,
 }
 
 
