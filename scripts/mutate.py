@@ -39,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 STORE = "memharness_tui/store/store.py"
+WRITES = "memharness_tui/store/writes.py"
 RECALL = "memharness_tui/store/recall.py"
 WRITER = "memharness_tui/store/verdict_writer.py"
 BROWSE = "memharness_tui/store/browse.py"
@@ -150,17 +151,17 @@ MUTATIONS: list[Mutation] = [
       "if self.readonly:\n            shown = show_path(self.path)",
       "if False:\n            shown = show_path(self.path)",
       "a read-only store writes"),
-    M("store.forget-empty-ref", STORE,
+    M("store.forget-empty-ref", WRITES,
       'if ref == "":', "if False:",
       "forget with a blank source_ref retracts every row with an empty ref"),
-    M("store.revise-superseded-allowed", STORE,
+    M("store.revise-superseded-allowed", WRITES,
       "if old.superseded_by is not None:\n            later",
       "if False:\n            later",
       "revising an already superseded fact forks the chain"),
-    M("store.revise-future-valid-from", STORE,
+    M("store.revise-future-valid-from", WRITES,
       "if vf > tx_at:", "if False:",
       "revise accepts a valid_from in the future"),
-    M("store.revise-backdate-rule", STORE,
+    M("store.revise-backdate-rule", WRITES,
       "if old.valid_from < old.tx_at and vf < old.valid_from:",
       "if vf < old.valid_from:",
       "the backdate rule applies to every old fact, not only backdated ones"),
@@ -290,7 +291,7 @@ MUTATIONS: list[Mutation] = [
       "                self.factor,\n", "                1.0,\n",
       "a downgrade pass keeps the confidence (it does not hand its factor to the store)",
       tests=(RUNNER_TESTS,)),
-    M("store.downgrade-no-factor", STORE,
+    M("store.downgrade-no-factor", WRITES,
       "confidence=check_confidence(cur.confidence * factor)",
       "confidence=check_confidence(cur.confidence)",
       "Store.downgrade keeps the confidence",
