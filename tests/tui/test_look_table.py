@@ -87,3 +87,28 @@ async def test_coming_back_to_a_look_renders_no_cell_again() -> None:
         await pilot.pause()
         drawn(table)
         assert rendered  # a real change still draws
+
+
+async def test_rows_drawn_before_they_are_measured_are_drawn_again_at_their_widths() -> None:
+    """Under load the screen can draw new rows before the table's Idle measures them (the
+    Changes snapshot showed its columns at their labels' widths, ~1 run in 15). Here the
+    table keeps its size and needs no scrollbar, so no Resize comes to forget those rows."""
+    app = TwoWidgets()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(LookCachedTable)
+        table.styles.height = 10
+
+        def fill(first: str) -> None:
+            table.clear()
+            for n in range(5):
+                table.add_row(Text(first if n == 0 else f"subject-{n}"), Text(str(n)), key=str(n))
+
+        fill("subject-0")
+        await pilot.pause()
+        long = "a-subject-name-longer-than-its-column"
+        fill(long)
+        early = drawn(table)  # a frame before the Idle that measures the new rows
+        assert long not in "".join(text for text, _ in early[1])
+        await pilot.pause()
+        assert long in "".join(text for text, _ in drawn(table)[1])
+        assert drawn(table) == fresh(table)

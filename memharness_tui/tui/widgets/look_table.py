@@ -11,7 +11,8 @@ it and, when it differs, swaps in the caches kept for that look (or fresh ones).
 keys already hold the data version, cursor and focus state, so rows kept for a look are
 reused only when they would render the same. A Resize to the size the table already had
 (each time its tab is shown again) no longer forgets the rows either. Whatever clears the caches for another reason
-(new rows, a changed column, cursor type...) still clears them, the kept looks included.
+(new rows, a changed column, cursor type...) still clears them, the kept looks included;
+so do new column widths once new rows are measured (see ``_update_dimensions``).
 """
 
 from __future__ import annotations
@@ -59,6 +60,16 @@ class LookCachedTable(DataTable[Any]):
     def _clear_caches(self) -> None:
         super()._clear_caches()
         self._kept_looks.clear()
+
+    def _update_dimensions(self, new_rows: Any) -> None:
+        # New rows are measured on the table's Idle. A frame drawn before it (under load the
+        # screen's refresh can come first) cached those rows at the old column widths, under
+        # keys that do not hold the widths, and no Resize follows a change of virtual size
+        # alone: the stale rows stayed on screen. New widths: nothing drawn before is valid.
+        before = [c.get_render_width(self) for c in self.columns.values()]
+        super()._update_dimensions(new_rows)
+        if [c.get_render_width(self) for c in self.columns.values()] != before:
+            self._clear_caches()
 
     def _current_look(self) -> _Look:
         """Every style the table draws with (as ``DataTable`` reads them)."""
