@@ -41,7 +41,16 @@ class LookCachedTable(DataTable[Any]):
         self._look: _Look | None = None
         self._look_stale = True
         self._resized_to: Size | None = None
+        self._drawing_style: Style | None = None
         super().__init__(*args, **kwargs)
+
+    @property
+    def rich_style(self) -> Style:
+        # ``DataTable.render_line`` asks for it once per line, and each ask walks every
+        # ancestor's styles (half of a redraw from kept rows). It cannot change during one
+        # ``render_lines``, so that call asks once.
+        drawing = self._drawing_style
+        return drawing if drawing is not None else super().rich_style
 
     def _on_resize(self, event: events.Resize) -> None:
         # DataTable forgets every rendered row on a Resize; one comes each time the table is
@@ -95,4 +104,8 @@ class LookCachedTable(DataTable[Any]):
                     else (LRUCache(1000), LRUCache(10000), LRUCache(1000)))
                 self._get_styles_to_render_cell.cache_clear()
                 self._look = look
-        return super().render_lines(crop)
+        self._drawing_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing_style = None

@@ -177,7 +177,8 @@ class ResultsTable(ScrollView, can_focus=True):
             self.move_cursor(row=row)
 
     def on_resize(self) -> None:
-        self._cache.clear()
+        """Nothing to forget: a drawn row's key holds the width it was drawn at. (Each time
+        the Recall tab is shown again a Resize comes, at the size the table had.)"""
         self._set_virtual_size()
 
     def _set_virtual_size(self) -> None:
