@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any, cast
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.reactive import reactive
+from textual.reactive import Reactive, reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
-from memharness_tui.tui.app_early import freeze_long_lived
+from memharness_tui.tui.gc_policy import freeze_long_lived
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
@@ -76,6 +76,7 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
                 tooltip="Leave a text box (then single-letter keys work)"),
     ]
 
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     as_of: reactive[str | None] = reactive(None)
     store_revision: reactive[int] = reactive(0, repaint=False)  # data only (see the app's)
     readonly: reactive[bool] = reactive(False)

@@ -1,0 +1,108 @@
+"""A switch back to a tab already drawn redraws nothing it drew before, and a focus change
+repaints the widgets it changed, not the whole screen."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from memharness_tui.tui.widgets.look_table import LookCachedTable
+from memharness_tui.tui.widgets.results_table import ResultsTable
+
+from .conftest import make_app, settle
+
+
+async def _every_tab_drawn(pilot) -> None:  # noqa: ANN001 - Pilot
+    for key in "23412341":
+        await pilot.press(key)
+        await settle(pilot)
+
+
+async def test_coming_back_to_recall_draws_no_result_row_again(sample, config_dir, monkeypatch):
+    """Each time the Recall tab is shown again its table gets a Resize, at the size it had;
+    the rows it drew are still good (their keys hold the width) and are not drawn again."""
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await _every_tab_drawn(pilot)
+        table = app.screen.query_one("#results", ResultsTable)
+        drawn: list[int] = []
+        real = ResultsTable._render_row
+
+        def counting(self, row, width, is_cursor):  # noqa: ANN001, ANN202
+            drawn.append(row)
+            return real(self, row, width, is_cursor)
+
+        monkeypatch.setattr(ResultsTable, "_render_row", counting)
+        for key in "21":
+            await pilot.press(key)
+            await settle(pilot)
+        assert app.screen.query_one("#tabs").active == "recall" and app.focused is table
+        assert table.row_count > 0
+        assert drawn == []  # every visible row came from the rows drawn before
+        table.move_cursor(row=1)  # a real change still draws
+        await settle(pilot)
+        assert 0 in drawn and 1 in drawn
+
+
+async def test_a_results_row_drawn_at_another_width_is_not_reused(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#results", ResultsTable)
+        wide = table.render_line(1).text
+        await pilot.resize_terminal(120, 48)
+        await settle(pilot)
+        narrow = table.render_line(1).text
+        assert len(wide) > len(narrow) == table.scrollable_content_region.width
+
+
+async def test_a_look_table_asks_its_style_once_per_draw_and_follows_it_after(sample, monkeypatch,
+                                                                             config_dir):
+    """``DataTable`` asks for the table's style on every line it draws; one draw asks once,
+    and the style after the draw is the live one (a theme change shows at once)."""
+    from textual.dom import DOMNode
+
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        table = app.screen.query_one("#subject-list", LookCachedTable)
+        walks: list[object] = []
+        real = DOMNode.rich_style
+
+        def counted(node):  # noqa: ANN001, ANN202
+            if node is table:
+                walks.append(node)
+            return real.fget(node)
+
+        before = table.rich_style
+        monkeypatch.setattr(DOMNode, "rich_style", property(counted))
+        table.refresh()
+        lines = table.render_lines(table.region.reset_offset)
+        assert len(lines) > 5 and len(walks) == 1
+        monkeypatch.undo()
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await settle(pilot)
+        assert table.rich_style != before
+
+
+async def test_moving_focus_repaints_the_widgets_not_the_screen(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        table = screen.query_one("#results", ResultsTable)
+        box = screen.query_one("#search", Input)
+        table.focus()
+        await settle(pilot)
+        screen.set_focus(box)
+        assert screen.focused is box
+        assert not screen._repaint_required  # the whole screen is not marked for a repaint
+        await settle(pilot)
+        assert box.has_focus and not table.has_focus
+        assert screen.query_one("#results", ResultsTable).render_line(1)  # still draws
