@@ -19,8 +19,9 @@ from textual.command import Provider
 from textual.reactive import reactive
 
 from memharness_tui import config
-from memharness_tui.tui import app_early
+from memharness_tui.tui import app_early, gc_policy
 from memharness_tui.tui.app_first import FirstResults
+from memharness_tui.tui.app_idle import CollectWhenIdle
 from memharness_tui.tui.app_repos import ReposChoice
 from memharness_tui.tui.app_themes import ThemeChoice
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
@@ -50,7 +51,7 @@ def _staleness_commands() -> type[Provider]:
     return StalenessCommands
 
 
-class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
+class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, CollectWhenIdle, App[int]):
     """The app owns the state every pane shows (bound down by the main screen):
 
     ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
@@ -180,6 +181,7 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
 
     def on_mount(self) -> None:
         app_early.shorten_switch_interval()  # restored at unmount
+        self._start_idle_collections()
         if self._theme_problems:
             lines = "\n".join(str(p) for p in self._theme_problems)
             n = len(self._theme_problems)
@@ -199,7 +201,7 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
         except Exception as exc:  # noqa: BLE001 - any open failure becomes one readable modal
             from memharness_tui.tui.screens.modals import ErrorModal
 
-            app_early.resume_gc()
+            gc_policy.resume()
             self.push_screen(ErrorModal("Cannot open the database", _message(exc), fatal=True))
             return
         self.sub_title = self.info.path
@@ -215,12 +217,13 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, App[int]):
             self.notify(note, title="Database migrated", timeout=8)
 
     def on_unmount(self) -> None:
-        app_early.resume_gc()
+        gc_policy.resume()
         if self._opening is not None:
             self._opening.cancel()
         if self._first_recall is not None:
             self._first_recall.cancel()
         app_early.restore_switch_interval()
+        gc_policy.restore()
         self.service.close()
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------

@@ -9,23 +9,18 @@ nothing is read twice. Without an early start (tests, embedders) the app sends t
 calls itself when it loads. This module imports neither Textual nor the store.
 
 The early start also pauses Python's cyclic garbage collector until the first results are on
-screen (:func:`resume_gc`, called by the app): every collection during start-up walked all the
-objects the imports had just made — ~190 collections, one of them full, ~50–60 ms of a 100k
-start. Resuming first moves everything alive then to the permanent generation (``gc.freeze``:
-modules, styles, the screen), so later collections never walk it again; once the other tabs
-are built the main screen freezes those too (:func:`freeze_long_lived`). The app's garbage
-collector policy lives here, in these two functions.
+screen (``gc_policy``, where the app's collector policy lives).
 """
 
 from __future__ import annotations
 
-import gc
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from memharness_tui.tui import gc_policy
 from memharness_tui.tui.services import RecallQuery, StoreGateway, should_open_readonly
 from memharness_tui.tui.services.store import recall_call, store_info
 
@@ -70,18 +65,15 @@ waits for the UI thread's time slice, so under the default the opening search at
 slice lets them through; it costs the UI thread a little switching, never correctness."""
 
 _pending: EarlyStart | None = None
-_gc_paused = False
 _switch_before: float | None = None
 
 
 def open_early(path: str | None, readonly: bool = False) -> None:
     """Start opening ``path`` and its opening recall on a DB thread, for the app to claim."""
-    global _pending, _gc_paused  # noqa: PLW0603 - one pending start per process, claimed once
+    global _pending  # noqa: PLW0603 - one pending start per process, claimed once
     if _pending is not None:
         _pending.discard()
-    if gc.isenabled():
-        gc.disable()
-        _gc_paused = True
+    gc_policy.pause_for_start()
     shorten_switch_interval()
     gateway = StoreGateway(opener(path, readonly))
     opening, _ = gateway.submit(store_info)
@@ -97,7 +89,7 @@ def claim(path: str | None, readonly: bool) -> EarlyStart | None:
     early, _pending = _pending, None
     if early is not None and early.key != (path, readonly):
         early.discard()
-        resume_gc()
+        gc_policy.resume()
         restore_switch_interval()
         return None
     return early
@@ -120,20 +112,3 @@ def restore_switch_interval() -> None:
         sys.setswitchinterval(_switch_before)
         _switch_before = None
 
-
-def freeze_long_lived() -> None:
-    """Collect the young garbage, then freeze everything alive (the main screen calls this once
-    every pane is built): a built screen holds ~170k tracked objects — widgets, styles, cached
-    rendered rows — and a full collection walking them took 60–110 ms, about every other tab
-    switch or fact opened. Frozen objects are still freed by reference counting."""
-    gc.collect(1)  # cheap: frees recent cycles instead of freezing them
-    gc.freeze()
-
-
-def resume_gc() -> None:
-    """End the start-up's garbage collector pause (if :func:`open_early` paused it; once)."""
-    global _gc_paused  # noqa: PLW0603
-    if _gc_paused:
-        _gc_paused = False
-        gc.freeze()
-        gc.enable()

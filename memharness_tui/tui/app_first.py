@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any
 
-from memharness_tui.tui import app_early
+from memharness_tui.tui import gc_policy
 from memharness_tui.tui.services import RecallQuery
 
 
@@ -60,7 +60,7 @@ class FirstResults:
 
     def first_results_shown(self) -> None:
         """The Recall pane's opening results are painted (or failed): start-up is over."""
-        app_early.resume_gc()
+        gc_policy.resume()
 
     async def first_recall_settled(self) -> None:
         """Return once the opening recall has finished (or failed, or was dropped): its read

@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Select
 
 from memharness_tui.store import Store
-from memharness_tui.tui import app_early
+from memharness_tui.tui import app_early, gc_policy
 from memharness_tui.tui.app import MemharnessApp
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.results_table import ResultsTable
@@ -61,7 +61,7 @@ def opened(sample, monkeypatch: pytest.MonkeyPatch) -> Iterator[Opened]:
     monkeypatch.setattr(app_early, "opener", fake)
     yield fake
     app_early.claim(None, False)  # nothing left pending for the next test
-    app_early.resume_gc()
+    gc_policy.resume()
     gc.unfreeze()
 
 
@@ -87,7 +87,7 @@ async def _opening_search_held(store: Store, monkeypatch: pytest.MonkeyPatch,
             yield app, pilot, gate
     finally:
         gate.set()
-        app_early.resume_gc()
+        gc_policy.resume()
 
 
 async def test_the_app_takes_over_the_early_open_and_shows_its_results(sample, opened,
@@ -216,7 +216,7 @@ async def test_the_collector_runs_again_when_the_store_cannot_open(
             assert "disk on fire" in str(app.screen.query_one("#error-message").render())
             assert gc.isenabled()
     finally:
-        app_early.resume_gc()
+        gc_policy.resume()
         gc.unfreeze()
 
 
