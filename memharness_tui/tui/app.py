@@ -41,6 +41,13 @@ from memharness_tui.tui.themes import (
 ReasonProvider = Callable[[Any], str | None]
 """Override for why a fact has its verdict (tests, embedders); by default the session says."""
 
+DETAIL_SCREEN = "fact-detail"
+"""The installed name of the one fact detail screen (built at the first open, then kept)."""
+DETAIL_READ_WAIT = 0.1
+"""Seconds an opened fact waits for its read before its screen shows without it (one frame
+with the fact instead of an empty one and then the fact; the read is ~1 ms when the DB thread
+is free)."""
+
 POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
 
 
@@ -287,8 +294,19 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, CollectWhenIdle, App
 
         if isinstance(self.screen, FactDetailScreen):
             self.screen.load(fact_id)
-        else:
-            self.push_screen(FactDetailScreen(fact_id))
+        elif self.is_screen_installed(DETAIL_SCREEN):
+            detail = self.get_screen(DETAIL_SCREEN, FactDetailScreen)
+            detail.reopen(fact_id)
+            self.run_worker(self._show_detail(detail), group="open-fact", exclusive=True,
+                            exit_on_error=False)
+        else:  # built once, kept while closed (installed), opened again for every fact
+            self.install_screen(FactDetailScreen(fact_id), DETAIL_SCREEN)
+            self.push_screen(DETAIL_SCREEN)
+
+    async def _show_detail(self, detail: Any) -> None:
+        await detail.read_back(DETAIL_READ_WAIT)
+        if self.screen is not detail:
+            self.push_screen(detail)
 
     def on_store_changed(self, _message: StoreChanged) -> None:
         """Something wrote to the store: every pane refreshes itself from the revision."""

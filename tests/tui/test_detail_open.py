@@ -122,3 +122,83 @@ async def test_a_resize_on_the_detail_screen_reaches_the_screen_under_it(sample,
         assert app.screen is main
         assert main.query_one("#results").region.width == 100
         assert main.query_one("#tabs").region.width == 100
+
+
+async def test_one_detail_screen_is_built_and_opened_again_for_every_fact(sample, config_dir,
+                                                                          monkeypatch):
+    store, info = sample
+    composed: list[int] = []
+    real = FactDetailScreen.compose
+
+    def counting(self):  # noqa: ANN001, ANN202
+        composed.append(self.fact_id)
+        return real(self)
+
+    monkeypatch.setattr(FactDetailScreen, "compose", counting)
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        first = await open_fact(pilot, info.chain[2])
+        await pilot.press("escape")
+        await settle(pilot)
+        again = await open_fact(pilot, info.stale)
+        assert again is first and composed == [info.chain[2]]  # built once
+        shown = seen(again)
+        assert f"#{info.stale}" in str(shown["sub_title"])
+        assert shown == await reload_shown(pilot, again)
+
+
+async def test_a_fact_opened_again_starts_at_the_top(sample, config_dir):
+    store, info = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(100, 14)) as pilot:  # narrow and short: the body scrolls
+        await settle(pilot)
+        detail = await open_fact(pilot, info.chain[2])
+        body = detail.query_one("#detail-body")
+        assert body.max_scroll_y > 0
+        await pilot.press("end")
+        await settle(pilot)
+        assert body.scroll_y > 0
+        await pilot.press("escape")
+        await settle(pilot)
+        detail = await open_fact(pilot, info.chain[0])
+        assert detail.query_one("#detail-body").scroll_y == 0
+
+
+async def test_a_slow_read_never_shows_the_last_fact_under_the_new_one(sample, config_dir,
+                                                                       monkeypatch):
+    """Opened again while the DB thread is slow: after a short wait the screen shows, empty
+    and titled with the new fact, and fills in once the read is back."""
+    import asyncio
+
+    from memharness_tui.tui import app as app_module
+
+    store, info = sample
+    monkeypatch.setattr(app_module, "DETAIL_READ_WAIT", 0.05)
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        detail = await open_fact(pilot, info.chain[2])
+        old_text = detail.text_of("detail-text")
+        await pilot.press("escape")
+        await settle(pilot)
+        gate = asyncio.Event()
+        real = app.service.why
+
+        async def slow(fact_id: int):  # noqa: ANN202
+            await gate.wait()
+            return await real(fact_id)
+
+        monkeypatch.setattr(app.service, "why", slow)
+        app.open_fact(info.stale)
+        for _ in range(50):
+            await pilot.pause(0.01)
+            if app.screen is detail:
+                break
+        assert app.screen is detail and not gate.is_set()
+        assert detail.text_of("detail-text") == "" != old_text
+        assert detail.sub_title == f"fact #{info.stale}"
+        gate.set()
+        await settle(pilot)
+        assert detail.why is not None and detail.why.fact.id == info.stale
+        assert detail.text_of("detail-text") == store.why(info.stale).fact.fact
