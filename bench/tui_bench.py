@@ -14,11 +14,11 @@ that key:
 
 Also: cold start (process start → first results painted; next to it the framework's floor, a
 bare Textual app's first frame from ``textual_floor.py``), opening the first result (Enter →
-detail screen settled), switching tabs (2, 3, 4, 1 → pane settled; frames that only move the
-tab bar's underline, which slides for 0.3 s after every switch, are decoration and not counted —
-the "incl. the underline's slide" row counts them; then three more cycles through the tabs,
-each pane already built and loaded: the "again" rows), peak RSS, and the store
-calls alone (recall of the final queries, the header counts). Each side (``--base`` commit,
+detail screen settled; then the next five results, one by one), switching tabs (2, 3, 4, 1 →
+pane settled; frames that only move the tab bar's underline, which slides for 0.3 s after
+every switch, are decoration and not counted — the "incl. the underline's slide" row counts
+them; then three more cycles through the tabs, each pane already built and loaded: the
+"again" rows), peak RSS, and the store calls alone (recall of the final queries, the header counts). Each side (``--base`` commit,
 this checkout; see ``bench/compare.py``) runs in its own child processes, interleaved, and the
 table prints medians and ratios. ``--facts 100000`` uses the reference seed; other sizes a
 generated store (``bench/seed.py``). Prints numbers only; nothing here asserts a time.
@@ -48,6 +48,7 @@ from textual_floor import floor_start  # noqa: E402
 CODE = code_dir()
 SIZE = (160, 48)
 TAB_REPEATS = 3  # cycles through the tabs after the first visits (each pane already loaded)
+OPEN_AGAIN = 5  # facts opened after the first one (the next results, one by one)
 
 
 def pct(values: list[float], p: float) -> float:
@@ -258,6 +259,18 @@ async def session(db: Path, queries: list[str], gaps: list[list[float]],
         result["open_fact_ms"] = await _settled(app, t0)
         await pilot.press("escape")
         await _settled(app, time.perf_counter())
+        again = []
+        for _ in range(OPEN_AGAIN):  # down the list, opening each result in turn
+            await pilot.press("down")
+            await _settled(app, time.perf_counter())
+            screen = app.screen
+            t0 = time.perf_counter()
+            app.post_message(_key_enter())
+            await _until(lambda s=screen: app.screen is not s, what="the detail screen")
+            again.append(await _settled(app, t0))
+            await pilot.press("escape")
+            await _settled(app, time.perf_counter())
+        result["open_again_ms"] = again
         tabs, slides = [], []
         underline = _underline_rows(app)
         for key in "2341":
@@ -400,6 +413,8 @@ def child(job: dict) -> None:
         "floor_ms": statistics.median(floor),
         "above_floor_ms": statistics.median(starts) - statistics.median(floor),
         "open_fact_ms": r["open_fact_ms"],
+        "open_again_ms": statistics.median(r["open_again_ms"]),
+        "open_p95": pct([r["open_fact_ms"], *r["open_again_ms"]], 95),
         **{f"tab_{k}": v for k, v in zip("2341", tabs, strict=True)},
         "tab_slide_median": statistics.median(r["tab_slide_ms"]), "maxrss_mb": r["maxrss_mb"],
         **{f"tab_again_{k}": statistics.median(v) for k, v in r["tab_repeat_ms"].items()},
@@ -454,7 +469,9 @@ def main() -> None:
             ("cold start → app idle after that", "start_idle_ms", "ms"),
             ("floor: bare Textual app (Input + 20-row table) → first frame", "floor_ms", "ms"),
             ("cold start above the floor (same child, same load)", "above_floor_ms", "ms"),
-            ("open a fact (Enter → detail settled)", "open_fact_ms", "ms"),
+            ("open a fact (Enter → detail settled), the first", "open_fact_ms", "ms"),
+            (f"open the next {OPEN_AGAIN} results one by one, median", "open_again_ms", "ms"),
+            ("open a fact, p95 of all opened", "open_p95", "ms"),
             ("switch to tab 2 (Subjects), settled", "tab_2", "ms"),
             ("switch to tab 3 (Changes), settled", "tab_3", "ms"),
             ("switch to tab 4 (Staleness), settled", "tab_4", "ms"),
