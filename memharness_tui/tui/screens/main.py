@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, cast
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.reactive import Reactive, reactive
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
 from memharness_tui.tui.gc_policy import freeze_long_lived
+from memharness_tui.tui.screens.base import QuickFrames
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
@@ -31,8 +32,6 @@ from memharness_tui.tui.widgets.welcome import Welcome, welcome_text
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
-
-    from textual.timer import Timer
 
     from memharness_tui.tui.app import MemharnessApp
 
@@ -48,17 +47,11 @@ MAIN_WIDGET = {"recall": "#results", "subjects": "#subject-list", "diff": "#diff
                "staleness": "#flagged-table"}
 MIRRORED = ("as_of", "store_revision", "readonly", "repos")
 
-FRAME_RATE = 120
-"""Frames a second the main screen may paint at most (Textual's default is 60). A keystroke
-paints twice — the search box at once, the results a few ms later — and the second frame
-waited for the 60 fps slot (up to 16.7 ms) although the results were ready; at 120 the wait
-is at most 8.3 ms. Frames are still painted only when something changed."""
-
 ASOF_BANNER = ("⏱ AS OF {as_of} — time travel: Recall, Subjects and Changes show what was "
                "believed then; staleness verdicts are as of the last pass  (T: now)")
 
 
-class MainScreen(WorkerErrorsToApp, Screen[None]):
+class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     AUTO_FOCUS = "#results"
     BINDINGS = [
         *[Binding(key, f"show_tab('{tab}')", title, id=f"main.tab.{tab}", priority=True,
@@ -76,7 +69,6 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
                 tooltip="Leave a text box (then single-letter keys work)"),
     ]
 
-    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
     as_of: reactive[str | None] = reactive(None)
     store_revision: reactive[int] = reactive(0, repaint=False)  # data only (see the app's)
     readonly: reactive[bool] = reactive(False)
@@ -86,14 +78,6 @@ class MainScreen(WorkerErrorsToApp, Screen[None]):
     @property
     def mapp(self) -> MemharnessApp:
         return cast("MemharnessApp", self.app)
-
-    @property
-    def _update_timer(self) -> Timer:
-        """Textual's screen update timer (``Screen._update_timer``), at ``FRAME_RATE``."""
-        if self._Screen__update_timer is None:
-            self._Screen__update_timer = self.set_interval(
-                1 / FRAME_RATE, self._on_timer_update, name="screen_update", pause=True)
-        return self._Screen__update_timer
 
     def compose(self) -> ComposeResult:
         for name in MIRRORED:  # before the panes bind to them
