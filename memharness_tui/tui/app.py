@@ -294,14 +294,15 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, CollectWhenIdle, App
 
         if isinstance(self.screen, FactDetailScreen):
             self.screen.load(fact_id)
-        elif self.is_screen_installed(DETAIL_SCREEN):
-            detail = self.get_screen(DETAIL_SCREEN, FactDetailScreen)
+        elif not self.is_screen_installed(DETAIL_SCREEN):  # built once, kept while closed
+            self.install_screen(FactDetailScreen(fact_id), DETAIL_SCREEN)
+            self.push_screen(DETAIL_SCREEN)
+        elif (detail := self.get_screen(DETAIL_SCREEN, FactDetailScreen)) in self.screen_stack:
+            self.push_screen(FactDetailScreen(fact_id))  # the kept one is under another screen
+        else:
             detail.reopen(fact_id)
             self.run_worker(self._show_detail(detail), group="open-fact", exclusive=True,
                             exit_on_error=False)
-        else:  # built once, kept while closed (installed), opened again for every fact
-            self.install_screen(FactDetailScreen(fact_id), DETAIL_SCREEN)
-            self.push_screen(DETAIL_SCREEN)
 
     async def _show_detail(self, detail: Any) -> None:
         await detail.read_back(DETAIL_READ_WAIT)

@@ -202,3 +202,22 @@ async def test_a_slow_read_never_shows_the_last_fact_under_the_new_one(sample, c
         await settle(pilot)
         assert detail.why is not None and detail.why.fact.id == info.stale
         assert detail.text_of("detail-text") == store.why(info.stale).fact.fact
+
+
+async def test_a_fact_opened_while_the_kept_screen_is_under_another_gets_its_own(sample,
+                                                                               config_dir):
+    from textual.screen import ModalScreen
+
+    store, info = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        kept = await open_fact(pilot, info.chain[2])
+        await app.push_screen(ModalScreen())
+        await settle(pilot)
+        app.open_fact(info.stale)
+        await settle(pilot)
+        fresh = app.screen
+        assert isinstance(fresh, FactDetailScreen) and fresh is not kept
+        assert fresh.fact_id == info.stale and kept.fact_id == info.chain[2]
+        assert app.screen_stack.count(kept) == 1

@@ -23,6 +23,7 @@ from memharness_tui.tui.render import (
     safe,
     status_label,
 )
+from memharness_tui.tui.screens.base import QuickFrames
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.worddiff import diff_line
@@ -64,7 +65,7 @@ class ChainTree(Tree[int]):
         self._drawn_width = event.size.width
 
 
-class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
+class FactDetailScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     AUTO_FOCUS = "#chain"
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="detail.back",
@@ -172,6 +173,9 @@ class FactDetailScreen(WorkerErrorsToApp, Screen[None]):
             self.query_one("#chain", Tree).clear()
             self.sub_title = f"fact #{self.fact_id}"
         self._show_read()
+        # The boxes' new sizes in the screen's first frame back: their own layout requests
+        # would reach the screen after it (a frame at the old sizes, then a layout).
+        self.refresh(layout=True)
 
     def _on_resize(self, event: events.Resize) -> None:
         if self._laid_out_at(event.size):
