@@ -221,3 +221,24 @@ async def test_a_fact_opened_while_the_kept_screen_is_under_another_gets_its_own
         assert isinstance(fresh, FactDetailScreen) and fresh is not kept
         assert fresh.fact_id == info.stale and kept.fact_id == info.chain[2]
         assert app.screen_stack.count(kept) == 1
+
+
+async def test_a_fact_opened_again_after_a_terminal_resize_fits_the_new_size(sample,
+                                                                             config_dir):
+    """The terminal resized while the kept screen was closed: opened again, it is laid out
+    for the terminal as it is now (one column below the breakpoint), as a reload shows it."""
+    store, info = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        detail = await open_fact(pilot, info.chain[2])
+        assert not seen(detail)["narrow"]
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.resize_terminal(100, 40)
+        await settle(pilot)
+        again = await open_fact(pilot, info.chain[2])
+        assert again is detail
+        shown = seen(again)
+        assert shown["narrow"] and again.query_one("#detail-body").region.width == 100
+        assert shown == await reload_shown(pilot, again)
