@@ -304,6 +304,18 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, CollectWhenIdle, App
             self.run_worker(self._show_detail(detail), group="open-fact", exclusive=True,
                             exit_on_error=False)
 
+    def build_detail_screen(self) -> None:
+        """Build the fact detail screen now, unseen, so the first fact opened is shown like
+        every later one (the main screen calls this once its tabs are built). Pushed and
+        popped in one go: no frame comes between, and a popped screen that is installed is
+        kept, composed and mounted."""
+        from memharness_tui.tui.screens.detail import FactDetailScreen
+
+        if not self.is_screen_installed(DETAIL_SCREEN):
+            self.install_screen(FactDetailScreen(), DETAIL_SCREEN)
+            self.push_screen(DETAIL_SCREEN)
+            self.pop_screen()
+
     async def _show_detail(self, detail: Any) -> None:
         await detail.read_back(DETAIL_READ_WAIT)
         if self.screen is not detail:

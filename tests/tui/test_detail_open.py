@@ -124,7 +124,7 @@ async def test_a_resize_on_the_detail_screen_reaches_the_screen_under_it(sample,
         assert main.query_one("#tabs").region.width == 100
 
 
-async def test_one_detail_screen_is_built_and_opened_again_for_every_fact(sample, config_dir,
+async def test_one_detail_screen_is_built_ahead_and_opened_for_every_fact(sample, config_dir,
                                                                           monkeypatch):
     store, info = sample
     composed: list[int] = []
@@ -138,11 +138,12 @@ async def test_one_detail_screen_is_built_and_opened_again_for_every_fact(sample
     app = make_app(store, config_dir)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
+        assert len(composed) == 1  # built ahead, once every tab was, before any open
         first = await open_fact(pilot, info.chain[2])
         await pilot.press("escape")
         await settle(pilot)
         again = await open_fact(pilot, info.stale)
-        assert again is first and composed == [info.chain[2]]  # built once
+        assert again is first and len(composed) == 1  # never built again
         shown = seen(again)
         assert f"#{info.stale}" in str(shown["sub_title"])
         assert shown == await reload_shown(pilot, again)
@@ -242,3 +243,31 @@ async def test_a_fact_opened_again_after_a_terminal_resize_fits_the_new_size(sam
         shown = seen(again)
         assert shown["narrow"] and again.query_one("#detail-body").region.width == 100
         assert shown == await reload_shown(pilot, again)
+
+
+async def test_the_detail_screen_is_built_unseen_and_the_main_screen_keeps_its_focus(
+        sample, config_dir, monkeypatch):
+    from memharness_tui.tui.app import DETAIL_SCREEN
+    from memharness_tui.tui.screens.main import MainScreen
+
+    store, info = sample
+    painted: list[str] = []
+    real = FactDetailScreen._compositor_refresh
+
+    def noting(self):  # noqa: ANN001, ANN202
+        if self.is_current:
+            painted.append("detail")
+        return real(self)
+
+    monkeypatch.setattr(FactDetailScreen, "_compositor_refresh", noting)
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert app.is_screen_installed(DETAIL_SCREEN)
+        detail = app.get_screen(DETAIL_SCREEN)
+        assert detail.is_mounted and detail.query("#chain")  # composed and mounted
+        assert detail not in app.screen_stack and isinstance(app.screen, MainScreen)
+        assert app.focused is app.screen.query_one("#results")
+        assert painted == []  # never on screen
+        opened = await open_fact(pilot, info.chain[2])
+        assert opened is detail and painted

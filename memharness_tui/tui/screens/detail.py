@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
 
 NARROW = 110  # below this width the side column (pin, time, provenance) goes under the text
+NO_FACT = -1  # the fact id of a screen built ahead, before its first fact (ids start at 1)
 CHAIN_FITS = 18  # chain lines shown without scrolling (#chain: max-height 20, a border)
 
 
@@ -91,9 +92,10 @@ class FactDetailScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
                 id="detail.home", tooltip="Scroll to the top of the detail"),
     ]
 
-    def __init__(self, fact_id: int) -> None:
+    def __init__(self, fact_id: int | None = None) -> None:
+        """``fact_id`` None: built ahead, empty, until ``reopen`` gives it a fact."""
         super().__init__()
-        self.fact_id = fact_id
+        self.fact_id: int = NO_FACT if fact_id is None else fact_id
         self.why: Any = None
         self.chain: list[Any] = []
         self._filled: tuple[Any, ...] | None = None  # what the chain was last filled for
@@ -107,7 +109,8 @@ class FactDetailScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     def compose(self) -> ComposeResult:
         # Read the fact now, while the screen is built: it is usually back by ``on_mount``,
         # so the first layout and frame already show it (not an empty screen, then the fact).
-        self._start_read()
+        if self.fact_id != NO_FACT:
+            self._start_read()
         yield Header()
         with Horizontal(id="detail-body"):
             with VerticalScroll(id="detail-main"):
@@ -129,7 +132,8 @@ class FactDetailScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
         chain.border_title = "Supersession chain"
         chain.show_root = False
         self.query_one("#detail-body").set_class(self.size.width < NARROW, "narrow")  # 1st layout
-        self._show_read()
+        if self._early is not None:
+            self._show_read()
 
     # ----- one screen, opened again and again (the app keeps it) ------------------------------
     def _start_read(self) -> None:

@@ -158,6 +158,8 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
             if mounted is not None:
                 await mounted
             await self._next_refresh()  # a keystroke gets in between two panes
+        self.mapp.build_detail_screen()
+        await self._next_refresh()
         freeze_long_lived()  # every pane built: full collections skip what lives as long as the app
 
     def _next_refresh(self) -> asyncio.Future[None]:
