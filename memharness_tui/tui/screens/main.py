@@ -223,14 +223,23 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     def action_show_tab(self, tab: str) -> None:
         self._pane_ready(tab)
         tabs = self.query_one("#tabs", TabbedContent)
-        if tabs.active == tab:
-            self._focus_main(tab)  # already there: still put focus on its main widget
         tabs.active = tab
+        self._focus_main(tab)  # in this frame (a pane still mounting: ``_tab_changed`` does)
 
     def _focus_main(self, tab: str) -> None:
-        """Focus ``tab``'s main widget (not there yet: ``_tab_changed`` does it once built)."""
+        """Focus ``tab``'s main widget (not there yet: ``_tab_changed`` does it once built),
+        with its focused look in the switch's own frame.
+
+        Textual restyles a widget for ``:focus`` when its Focus event arrives, after the next
+        frame: a switch painted the table unfocused and then again focused. Like Textual's
+        own auto focus (``Screen._update_auto_focus``), ``has_focus`` is set first."""
         for widget in self.query(MAIN_WIDGET[tab]):
-            widget.focus()
+            if widget.is_mounted and widget.focusable and self.focused is not widget:
+                before = self.focused
+                widget.has_focus = True
+                if before is not None:
+                    before.has_focus = False
+                self.set_focus(widget)
 
     @on(TabbedContent.TabActivated)
     async def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
