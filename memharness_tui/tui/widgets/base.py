@@ -1,9 +1,10 @@
 """Shared plumbing for panes and widgets: worker failures to the app's one error handler, loading
-when shown, and a virtual size that does not lay the screen out."""
+when shown, a virtual size that does not lay the screen out, and scrollbars that are not
+redrawn by a layout that changed nothing about them."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.geometry import Size
 from textual.reactive import Reactive
@@ -61,3 +62,28 @@ class VirtualSizeWithoutLayout:
     def watch_virtual_size(self, size: Size) -> None:
         if self.is_mounted and self.container_size:  # type: ignore[attr-defined]
             self._scroll_update(size)  # type: ignore[attr-defined]
+
+
+class SteadyScrollbars:
+    """For a ``ScrollView`` (a table): a layout that gives it the size it had redraws nothing.
+
+    Textual's ``ScrollView._size_updated`` compares the virtual size the layout passes in (the
+    box it arranged) with the widget's own (its rows), which always differ for a table, so
+    every layout that included the table — each time its tab is shown again — redrew its
+    scrollbars, one frame after the layout's own frame had drawn them. The scrollbars only
+    follow the size, the container's size and the table's own virtual size; when none of
+    them moved since they were last set, there is nothing to update. Put it before the
+    Textual widget class in the bases."""
+
+    _steady_for: tuple[Size, Size, Size] | None = None
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size,
+                      layout: bool = True) -> bool:
+        widget = cast("Any", self)
+        same = (size, container_size, widget.virtual_size)
+        if self._steady_for == same and widget._size == size \
+                and widget.container_size == container_size:
+            return False  # what Textual would answer: no Resize (neither size moved)
+        changed = cast("Any", super())._size_updated(size, virtual_size, container_size, layout)
+        self._steady_for = (widget._size, widget.container_size, widget.virtual_size)
+        return changed

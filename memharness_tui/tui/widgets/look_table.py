@@ -27,13 +27,15 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
 
+from memharness_tui.tui.widgets.base import SteadyScrollbars
+
 LOOKS_KEPT = 4  # focused / not focused, and a spare for a theme switched back and forth
 
 _Caches = tuple[Any, Any, Any]
 _Look = tuple[Style, ...]
 
 
-class LookCachedTable(DataTable[Any]):
+class LookCachedTable(SteadyScrollbars, DataTable[Any]):
     """``DataTable`` whose render caches survive a style update that leaves its look as it was."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

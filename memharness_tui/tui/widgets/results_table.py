@@ -23,6 +23,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from memharness_tui.tui.widgets.base import SteadyScrollbars
 from memharness_tui.tui.widgets.table_rows import GAP, row_segments, row_text
 
 CACHED_ROWS = 2000  # drawn rows kept (a screenful per look, width and cursor position)
@@ -40,7 +41,7 @@ class Col:
     want: int = 0  # the flexible column's wish: narrower, it takes from ``shrink_to`` columns
 
 
-class ResultsTable(ScrollView, can_focus=True):
+class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
     """Rows keyed by string; cells are ``Text`` (never markup)."""
 
     BINDINGS = [

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widgets import RichLog
 
 from memharness_tui.tui.render import clean, freshness_badge, safe, theme_color
-from memharness_tui.tui.widgets.base import VirtualSizeWithoutLayout
+from memharness_tui.tui.widgets.base import SteadyScrollbars, VirtualSizeWithoutLayout
 
 if TYPE_CHECKING:
     from memharness_tui.staleness.verdicts import Verdict
@@ -21,7 +21,7 @@ LOG_SAMPLE = 5  # from a bigger drain: this many flagged lines, then a tally
 _FALLBACK = {"success": "green", "error": "red", "warning": "yellow"}
 
 
-class VerdictLog(VirtualSizeWithoutLayout, RichLog):
+class VerdictLog(SteadyScrollbars, VirtualSizeWithoutLayout, RichLog):
     """A RichLog whose writes repaint the log without laying the screen out again.
 
     Every write grows the log's virtual size, and the stock reactive asks for a layout of the
