@@ -204,14 +204,19 @@ class KeysFooter(Footer):
         showing one moves nothing. Textual asked for a second layout of the screen whenever
         a tab's keys started or stopped overflowing."""
         bars = [self, self._horizontal_scrollbar, self._vertical_scrollbar]
-        pending = [bar is not None and bar._layout_required for bar in bars]
+        pending = [(bar._layout_required, bar._repaint_required) if bar is not None else None
+                   for bar in bars]
         super()._refresh_scrollbars()
         if self.styles.scrollbar_size_horizontal or self.styles.scrollbar_size_vertical:
             return  # restyled to take room: keep Textual's layout
+        # Nor a repaint: a bar of no size draws nothing and the footer looks the same. (It
+        # came a frame after a tab switch whose keys start or stop overflowing.)
         bars = [self, self._horizontal_scrollbar, self._vertical_scrollbar]
         for bar, was in zip(bars, pending, strict=True):
-            if bar is not None and not was:
-                bar._layout_required = False
+            if bar is not None:
+                layout, repaint = was if was is not None else (False, False)
+                bar._layout_required = bar._layout_required and layout
+                bar._repaint_required = bar._repaint_required and repaint
 
 
 class _Key(FooterKey):
