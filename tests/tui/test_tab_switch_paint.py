@@ -106,3 +106,90 @@ async def test_moving_focus_repaints_the_widgets_not_the_screen(sample, config_d
         await settle(pilot)
         assert box.has_focus and not table.has_focus
         assert screen.query_one("#results", ResultsTable).render_line(1)  # still draws
+
+
+async def test_a_switch_gives_the_pane_its_focused_look_before_any_frame(sample, config_dir):
+    """The tab's main table has focus and is styled focused as the switch returns (not when
+    its Focus event arrives, after the next frame); the table left behind is not."""
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await _every_tab_drawn(pilot)
+        screen = app.screen
+        results = screen.query_one("#results", ResultsTable)
+        subjects = screen.query_one("#subject-list", LookCachedTable)
+        assert app.focused is results
+        screen.action_show_tab("subjects")  # no pause: what the next frame will show
+        assert screen.focused is subjects
+        assert subjects.has_focus and subjects.has_pseudo_class("focus")
+        assert not results.has_focus and not results.has_pseudo_class("focus")
+        await settle(pilot)
+        assert app.focused is subjects and subjects.has_focus and not results.has_focus
+        await pilot.press("1")
+        await settle(pilot)
+        assert app.focused is results and results.has_focus and not subjects.has_focus
+
+
+async def test_showing_a_tab_again_leaves_its_tables_scrollbars_alone(sample, config_dir,
+                                                                      monkeypatch):
+    """A layout that gives a table the size it had (each time its tab is shown again) does
+    not update its scrollbars: they were drawn right, and redrawing them was a frame more."""
+    from textual.widget import Widget
+
+    from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
+
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await _every_tab_drawn(pilot)
+        updated: list[str] = []
+        real = Widget._scroll_update
+
+        def noting(self, virtual_size):  # noqa: ANN001, ANN202
+            if isinstance(self, ResultsTable | LookCachedTable | VerdictLog):
+                updated.append(f"{type(self).__name__}#{self.id}")
+            return real(self, virtual_size)
+
+        monkeypatch.setattr(Widget, "_scroll_update", noting)
+        for key in "2341":
+            await pilot.press(key)
+            await settle(pilot)
+        assert updated == []
+        await pilot.resize_terminal(140, 30)  # a real new size still updates them
+        await settle(pilot)
+        table = app.screen.query_one("#results", ResultsTable)
+        assert "ResultsTable#results" in updated
+        bar = table.vertical_scrollbar
+        assert bar.window_size == table.container_size.height
+        assert bar.window_virtual_size == table.virtual_size.height
+
+
+async def test_the_footer_does_not_repaint_for_a_scrollbar_of_no_size(sample, config_dir,
+                                                                      monkeypatch):
+    """The Staleness tab's keys overflow a 160-column footer, the others' do not: the
+    footer's (zero-size) scrollbar comes and goes on those switches, and draws nothing."""
+    from memharness_tui.tui.widgets.footer import KeysFooter
+
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await _every_tab_drawn(pilot)
+        seen: list[tuple[bool, bool, bool]] = []
+        real = KeysFooter._refresh_scrollbars
+
+        def noting(self):  # noqa: ANN001, ANN202
+            shown, before = self.show_horizontal_scrollbar, self._repaint_required
+            real(self)
+            seen.append((shown != self.show_horizontal_scrollbar, before,
+                         self._repaint_required))
+
+        monkeypatch.setattr(KeysFooter, "_refresh_scrollbars", noting)
+        for key in "4141":
+            await pilot.press(key)
+            await settle(pilot)
+        toggled = [s for s in seen if s[0]]
+        assert toggled  # the scrollbar did come and go
+        assert all(after == before for _, before, after in toggled)
