@@ -14,15 +14,8 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Header, Static, Tree
 
-from memharness_tui.tui.render import (
-    age,
-    believed_at,
-    clean,
-    fact_heading,
-    freshness_badge,
-    safe,
-    status_label,
-)
+from memharness_tui.tui.render import believed_at, clean, freshness_badge, safe, status_label
+from memharness_tui.tui.screens import detail_boxes as boxes
 from memharness_tui.tui.screens.base import QuickFrames
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.footer import KeysFooter
@@ -40,12 +33,6 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
     """Mark an early read's failure as seen (the worker that awaits it reports it)."""
     if not future.cancelled():
         future.exception()
-
-
-def _row(text: Text, label: str, value: Text | str, style: str = "") -> None:
-    text.append(f"{label:<14}", style="bold")
-    text.append_text(value if isinstance(value, Text) else safe(value, style))
-    text.append("\n")
 
 
 class ChainTree(Tree[int]):
@@ -171,9 +158,8 @@ class FactDetailScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
         if self._early is None:  # the first open shows its read at mount; or back from a modal
             return
         if not self._early.done():  # the DB thread is slow: not the last fact's text meanwhile
-            for box in ("detail-title", "detail-text", "detail-prov", "detail-time",
-                        "detail-pin"):
-                self.query_one(f"#{box}", Static).update("")
+            for box in self.query("#detail-body Static").results(Static):
+                box.update("")
             self.query_one("#chain", Tree).clear()
             self.sub_title = f"fact #{self.fact_id}"
         self._show_read()
@@ -218,68 +204,15 @@ class FactDetailScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     def _show(self, why: Any) -> None:
         f = why.fact
         self.sub_title = f"fact #{f.id}"
-        status, style = status_label(f)
-        title = fact_heading(f, subject_len=80, predicate_len=60)
-        title.append("   ")
-        title.append(f" {status} ", style="reverse " + (style or "bold"))
-        as_of = self.mapp.as_of
-        if as_of:
-            then = believed_at(f, as_of)
-            title.append(f"   ⏱ as of {as_of}: ", style="bold")
-            title.append("believed then" if then else "not believed then",
-                         style="bold" if then else "italic")
-        self.query_one("#detail-title", Static).update(title)
-        self.query_one("#detail-text", Static).update(safe(f.fact))
-
-        prov = Text()
-        _row(prov, "agent", f.source_agent or "unknown", "" if f.source_agent else "dim")
-        _row(prov, "ref", f.source_ref or "—", "" if f.source_ref else "dim")
-        _row(prov, "confidence", f"{f.confidence:.2f}")
-        _row(prov, "importance", str(f.importance))
-        _row(prov, "kind", f.kind)
-        _row(prov, "last recalled", f.last_accessed_at or "never", "" if f.last_accessed_at else "dim")
-        prov.rstrip()
-        self.query_one("#detail-prov", Static).update(prov)
-
         now = self.mapp.now_iso()
-        tm = Text()
-        tm.append("world time (valid)\n", style="italic dim")
-        _row(tm, "valid from", f.valid_from)
-        _row(tm, "valid to", f.valid_to or "now (still true)", "" if f.valid_to else "dim")
-        tm.append("record time (transaction)\n", style="italic dim")
-        _row(tm, "learned", f"{f.tx_at}  ({age(f.tx_at, now)})")
-        _row(tm, "retracted", f.retracted_at or "—", "bold" if f.retracted_at else "dim")
-        if f.superseded_by is not None:
-            _row(tm, "superseded by", f"#{f.superseded_by}")
-        tm.rstrip()
-        self.query_one("#detail-time", Static).update(tm)
-        self.query_one("#detail-pin", Static).update(self._pin_text(f, now))
+        self.query_one("#detail-title", Static).update(boxes.title_text(f, self.mapp.as_of))
+        self.query_one("#detail-text", Static).update(safe(f.fact))
+        self.query_one("#detail-prov", Static).update(boxes.provenance_text(f))
+        self.query_one("#detail-time", Static).update(boxes.time_text(f, now))
+        self.query_one("#detail-pin", Static).update(boxes.pin_text(
+            f, now, badge=lambda verdict: freshness_badge(self.app, verdict, True),
+            reason_for=self.mapp.staleness_reason))
         self._fill_chain()  # in this frame (``_refit_chain`` checks the width after layout)
-
-    def _pin_text(self, f: Any, now: str) -> Text:
-        pin = Text()
-        if not f.is_pinned:
-            pin.append("not pinned to a commit", style="dim")
-            if f.freshness:
-                pin.append(f"  (verdict: {f.freshness})", style="dim")
-            return pin
-        _row(pin, "path", f.source_path or "(whole repo)", "" if f.source_path else "dim")
-        _row(pin, "commit", f.source_commit)
-        verdict = freshness_badge(self.app, f.freshness, True)
-        _row(pin, "verdict", verdict)
-        reason = self.mapp.staleness_reason(f)
-        if reason:
-            _row(pin, "reason", reason)
-        elif f.freshness:
-            _row(pin, "reason", "run a staleness pass to see why", "dim")
-        _row(pin, "checked head", f.checked_head[:12] if f.checked_head else "never checked",
-             "" if f.checked_head else "dim")
-        if f.checked_at:
-            _row(pin, "checked at", f"{f.checked_at}  ({age(f.checked_at, now)})")
-        else:
-            _row(pin, "checked at", "—", "dim")
-        pin.rstrip()
-        return pin
 
     def _laid_out_pane(self) -> int | None:
         """The width the chain's labels fit (None: the main column is not laid out yet).
