@@ -438,7 +438,7 @@ MUTATIONS: list[Mutation] = [
       "                bar._repaint_required = bar._repaint_required and repaint\n", "",
       "the footer repaints for a scrollbar of no size",
       tests=("tests/tui/test_tab_switch_paint.py",)),
-    M("tui.detail-built-each-open", "memharness_tui/tui/app.py",
+    M("tui.detail-built-each-open", "memharness_tui/tui/app_details.py",
       "        elif not self.is_screen_installed(DETAIL_SCREEN):  # built once, kept while closed\n"
       "            self.install_screen(FactDetailScreen(fact_id), DETAIL_SCREEN)\n"
       "            self.push_screen(DETAIL_SCREEN)\n",

@@ -20,6 +20,7 @@ from textual.reactive import reactive
 
 from memharness_tui import config
 from memharness_tui.tui import app_early, gc_policy
+from memharness_tui.tui.app_details import FactDetails
 from memharness_tui.tui.app_first import FirstResults
 from memharness_tui.tui.app_idle import CollectWhenIdle
 from memharness_tui.tui.app_repos import ReposChoice
@@ -41,13 +42,6 @@ from memharness_tui.tui.themes import (
 ReasonProvider = Callable[[Any], str | None]
 """Override for why a fact has its verdict (tests, embedders); by default the session says."""
 
-DETAIL_SCREEN = "fact-detail"
-"""The installed name of the one fact detail screen (built at the first open, then kept)."""
-DETAIL_READ_WAIT = 0.1
-"""Seconds an opened fact waits for its read before its screen shows without it (one frame
-with the fact instead of an empty one and then the fact; the read is ~1 ms when the DB thread
-is free)."""
-
 POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
 
 
@@ -58,7 +52,8 @@ def _staleness_commands() -> type[Provider]:
     return StalenessCommands
 
 
-class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, CollectWhenIdle, App[int]):
+class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, CollectWhenIdle,
+                    App[int]):
     """The app owns the state every pane shows (bound down by the main screen):
 
     ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
@@ -288,38 +283,6 @@ class MemharnessApp(FirstResults, ThemeChoice, ReposChoice, CollectWhenIdle, App
     # ----- navigation -----------------------------------------------------------------------
     def on_open_fact(self, message: OpenFact) -> None:
         self.open_fact(message.fact_id)
-
-    def open_fact(self, fact_id: int) -> None:
-        from memharness_tui.tui.screens.detail import FactDetailScreen
-
-        if isinstance(self.screen, FactDetailScreen):
-            self.screen.load(fact_id)
-        elif not self.is_screen_installed(DETAIL_SCREEN):  # built once, kept while closed
-            self.install_screen(FactDetailScreen(fact_id), DETAIL_SCREEN)
-            self.push_screen(DETAIL_SCREEN)
-        elif (detail := self.get_screen(DETAIL_SCREEN, FactDetailScreen)) in self.screen_stack:
-            self.push_screen(FactDetailScreen(fact_id))  # the kept one is under another screen
-        else:
-            detail.reopen(fact_id)
-            self.run_worker(self._show_detail(detail), group="open-fact", exclusive=True,
-                            exit_on_error=False)
-
-    def build_detail_screen(self) -> None:
-        """Build the fact detail screen now, unseen, so the first fact opened is shown like
-        every later one (the main screen calls this once its tabs are built). Pushed and
-        popped in one go: no frame comes between, and a popped screen that is installed is
-        kept, composed and mounted."""
-        from memharness_tui.tui.screens.detail import FactDetailScreen
-
-        if not self.is_screen_installed(DETAIL_SCREEN):
-            self.install_screen(FactDetailScreen(), DETAIL_SCREEN)
-            self.push_screen(DETAIL_SCREEN)
-            self.pop_screen()
-
-    async def _show_detail(self, detail: Any) -> None:
-        await detail.read_back(DETAIL_READ_WAIT)
-        if self.screen is not detail:
-            self.push_screen(detail)
 
     def on_store_changed(self, _message: StoreChanged) -> None:
         """Something wrote to the store: every pane refreshes itself from the revision."""
