@@ -252,24 +252,12 @@ async def session(db: Path, queries: list[str], gaps: list[list[float]],
         table = app.screen.query_one("#results")
         table.focus()
         await _settled(app, time.perf_counter())
-        screen = app.screen
-        t0 = time.perf_counter()
-        app.post_message(_key_enter())
-        await _until(lambda: app.screen is not screen, what="the detail screen")
-        result["open_fact_ms"] = await _settled(app, t0)
-        await pilot.press("escape")
-        await _settled(app, time.perf_counter())
+        result["open_fact_ms"] = await _open_and_back(app, pilot)
         again = []
         for _ in range(OPEN_AGAIN):  # down the list, opening each result in turn
             await pilot.press("down")
             await _settled(app, time.perf_counter())
-            screen = app.screen
-            t0 = time.perf_counter()
-            app.post_message(_key_enter())
-            await _until(lambda s=screen: app.screen is not s, what="the detail screen")
-            again.append(await _settled(app, t0))
-            await pilot.press("escape")
-            await _settled(app, time.perf_counter())
+            again.append(await _open_and_back(app, pilot))
         result["open_again_ms"] = again
         tabs, slides = [], []
         underline = _underline_rows(app)
@@ -291,6 +279,18 @@ async def session(db: Path, queries: list[str], gaps: list[list[float]],
     result.update(settled=settled, every=every,
                   maxrss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return result
+
+
+async def _open_and_back(app, pilot) -> float:  # noqa: ANN001 - the bench app, its Pilot
+    """ms from Enter on the highlighted result to the detail screen settled; then back."""
+    screen = app.screen
+    t0 = time.perf_counter()
+    app.post_message(_key_enter())
+    await _until(lambda: app.screen is not screen, what="the detail screen")
+    ms = await _settled(app, t0)
+    await pilot.press("escape")
+    await _settled(app, time.perf_counter())
+    return ms
 
 
 def _key_enter():
