@@ -203,20 +203,23 @@ class KeysFooter(Footer):
         the footer's are ``scrollbar-size: 0 0`` (keys wider than the screen scroll it), so
         showing one moves nothing. Textual asked for a second layout of the screen whenever
         a tab's keys started or stopped overflowing."""
-        bars = [self, self._horizontal_scrollbar, self._vertical_scrollbar]
-        pending = [(bar._layout_required, bar._repaint_required) if bar is not None else None
-                   for bar in bars]
+        pending = {bar: (bar._layout_required, bar._repaint_required)
+                   for bar in self._footer_bars()}
         super()._refresh_scrollbars()
         if self.styles.scrollbar_size_horizontal or self.styles.scrollbar_size_vertical:
             return  # restyled to take room: keep Textual's layout
         # Nor a repaint: a bar of no size draws nothing and the footer looks the same. (It
-        # came a frame after a tab switch whose keys start or stop overflowing.)
-        bars = [self, self._horizontal_scrollbar, self._vertical_scrollbar]
-        for bar, was in zip(bars, pending, strict=True):
-            if bar is not None:
-                layout, repaint = was if was is not None else (False, False)
-                bar._layout_required = bar._layout_required and layout
-                bar._repaint_required = bar._repaint_required and repaint
+        # came a frame after a tab switch whose keys start or stop overflowing.) A bar made
+        # just now had nothing pending.
+        for bar in self._footer_bars():
+            layout, repaint = pending.get(bar, (False, False))
+            bar._layout_required = bar._layout_required and layout
+            bar._repaint_required = bar._repaint_required and repaint
+
+    def _footer_bars(self) -> list[Widget]:
+        """The footer and its scrollbars as far as they exist (Textual makes them on demand)."""
+        bars = (self, self._horizontal_scrollbar, self._vertical_scrollbar)
+        return [bar for bar in bars if bar is not None]
 
 
 class _Key(FooterKey):
