@@ -435,7 +435,7 @@ MUTATIONS: list[Mutation] = [
       "every layout that includes a table redraws its scrollbars",
       tests=("tests/tui/test_tab_switch_paint.py",)),
     M("tui.footer-bar-repaints", "memharness_tui/tui/widgets/footer.py",
-      "                bar._repaint_required = bar._repaint_required and repaint\n", "",
+      "            bar._repaint_required = bar._repaint_required and repaint\n", "",
       "the footer repaints for a scrollbar of no size",
       tests=("tests/tui/test_tab_switch_paint.py",)),
     M("tui.detail-built-each-open", "memharness_tui/tui/app_details.py",
