@@ -521,8 +521,6 @@ def _env(copy: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(copy) + os.pathsep + env.get("PYTHONPATH", "")
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # same-size edits within a second must not reuse a .pyc
-    # the copy is not beside ../shared/fixtures: point the tests at the checkout's fixtures
-    env.setdefault("MEMHARNESS_FIXTURES", str(ROOT.parent / "shared" / "fixtures"))
     return env
 
 

@@ -11,9 +11,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def fixtures_dir() -> Path:
-    """The reference implementation's fixtures: ../shared/fixtures beside the repo."""
+    """The files the reference implementation wrote, kept in the repository (tests/fixtures)."""
     env = os.environ.get("MEMHARNESS_FIXTURES")
-    path = Path(env) if env else REPO_ROOT.parent / "shared" / "fixtures"
+    path = Path(env) if env else REPO_ROOT / "tests" / "fixtures"
     if not (path / "v5.db").exists():
         raise RuntimeError(f"reference fixtures not found at {path} (set MEMHARNESS_FIXTURES)")
     return path
