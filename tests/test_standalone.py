@@ -54,3 +54,20 @@ def test_the_check_names_a_file_that_does(tmp_path: Path) -> None:
     (tmp_path / "snap.svg").write_text("../shared\n")
     subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
     assert offenders(tmp_path) == ["a.md:1", "b.py:2", "c.txt:1"]
+
+
+def test_every_spec_section_the_code_cites_is_in_docs_spec() -> None:
+    """Comments cite "SPEC §N": the contract is docs/spec.md, and section N is there."""
+    spec = (REPO_ROOT / "docs" / "spec.md").read_text(encoding="utf-8")
+    headings = {int(n) for n in re.findall(r"^## (\d+)\. ", spec, flags=re.MULTILINE)}
+    cited = set()
+    for path in tracked_text_files(REPO_ROOT):
+        if path.suffix in (".py", ".md", ".toml"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            cited |= {int(n) for n in re.findall(r"SPEC §(\d+)", text)}
+    assert len(cited) >= 10  # the code cites most sections
+    assert cited <= headings
+    assert headings == set(range(1, 12))
+    assert '"SPEC §N" refer to section N of this document' in spec
+    for doc in ("README.md", "docs/development.md"):
+        assert "spec.md" in (REPO_ROOT / doc).read_text(encoding="utf-8")
