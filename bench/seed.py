@@ -86,10 +86,11 @@ class RepoPins:
     """Pins into a real repository: a commit from HEAD's history and a file of that commit's tree.
 
     Up to ``max_commits`` commits (newest first) are taken; each commit's file list is read from
-    git the first time a row draws it.
+    git the first time a row draws it, its path strings shared with the other commits' lists (a
+    big repo's 500 lists then cost about 8 bytes a file each, not a string each).
     """
 
-    def __init__(self, repo_dir: Path, max_commits: int = 2000) -> None:
+    def __init__(self, repo_dir: Path, max_commits: int = 500) -> None:
         import pygit2
 
         found = pygit2.discover_repository(str(repo_dir))
@@ -101,6 +102,7 @@ class RepoPins:
         walker = self.repo.walk(self.repo.head.target, pygit2.enums.SortMode.TIME)
         self.commits = [c.id for _, c in zip(range(max_commits), walker, strict=False)]
         self._files: dict[object, list[str]] = {}
+        self._paths: dict[str, str] = {}
 
     def files(self, commit_id: object) -> list[str]:
         if commit_id not in self._files:
@@ -112,7 +114,8 @@ class RepoPins:
                     if entry.type_str == "tree":
                         stack.append((f"{prefix}{entry.name}/", self.repo[entry.id]))
                     elif entry.type_str == "blob":
-                        paths.append(prefix + entry.name)
+                        path = prefix + entry.name
+                        paths.append(self._paths.setdefault(path, path))
             self._files[commit_id] = sorted(paths)
         return self._files[commit_id]
 
