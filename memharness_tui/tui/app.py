@@ -34,6 +34,7 @@ from memharness_tui.tui.services import (
     StoreService,
     default_now,
 )
+from memharness_tui.tui.signals import quit_on_signals
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
 from memharness_tui.tui.themes import (
     DEFAULT_THEME,
@@ -382,7 +383,8 @@ def run_app(db_path: str | None, *, readonly: bool = False, demo: bool = False) 
         options = StalenessOptions(repos=[str(repo)])  # the demo's pins point into its own repo
     app = MemharnessApp(db_path, readonly=readonly, staleness_options=options)
     try:
-        result = app.run()
+        with quit_on_signals(app):  # SIGTERM/SIGHUP end it as q does, terminal restored
+            result = app.run()
     finally:
         app.service.close()
     return app.return_code or int(result or 0)  # 1 after an internal error
