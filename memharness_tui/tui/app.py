@@ -262,6 +262,8 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         if self.is_headless:
             super()._handle_exception(error)
             return
+        from memharness_tui.tui.crash_log import write_crash_log
+
         log = write_crash_log(error)
         self._return_code = 1
         where = f" — details in {log}" if log else ""
@@ -346,25 +348,6 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
             return self.reason_provider(fact)
         except Exception as exc:  # noqa: BLE001 - a reason is a nicety; never crash the screen
             return f"(could not explain: {exc})"
-
-
-def write_crash_log(error: BaseException) -> Path | None:
-    """Append the traceback to crash.log in the cache folder; None if that cannot be written."""
-    import traceback
-    from datetime import UTC, datetime
-
-    from memharness_tui.paths import cache_dir
-
-    try:
-        folder = cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        log = folder / "crash.log"
-        with log.open("a", encoding="utf-8") as out:
-            out.write(f"--- {datetime.now(UTC).isoformat()}\n")
-            out.write("".join(traceback.format_exception(error)))
-        return log
-    except OSError:
-        return None
 
 
 def _message(exc: BaseException) -> str:
