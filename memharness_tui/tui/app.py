@@ -36,9 +36,6 @@ from memharness_tui.tui.services import (
 )
 from memharness_tui.tui.signals import quit_on_signals
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
-from memharness_tui.tui.themes import (
-    DEFAULT_THEME,
-)
 
 ReasonProvider = Callable[[Any], str | None]
 """Override for why a fact has its verdict (tests, embedders); by default the session says."""
@@ -136,8 +133,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         self._first_revision = 0
         self._theme_origin: dict[str, str] = {}
         self._theme_problems = self._register_themes()
-        wanted = self.settings.theme
-        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+        self.theme = self.starting_theme()  # the saved one, if it can still be used
 
     @property
     def options(self) -> StalenessOptions:
@@ -185,11 +181,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
     def on_mount(self) -> None:
         app_early.shorten_switch_interval()  # restored at unmount
         self._start_idle_collections()
-        if self._theme_problems:
-            lines = "\n".join(str(p) for p in self._theme_problems)
-            n = len(self._theme_problems)
-            self.notify(lines, title=f"Skipped {n} theme file{'s' if n != 1 else ''}",
-                        severity="warning", timeout=8)
+        self.announce_theme_problems(self._theme_problems)
         self._open_store()
 
     def _open_store(self) -> None:
