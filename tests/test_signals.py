@@ -66,6 +66,17 @@ class PtyApp:
             self._read(0.2)
         return want in self.output
 
+    def settle(self, quiet: float = 1.5, seconds: float = 60) -> None:
+        """Read until the app has drawn nothing for ``quiet`` seconds (its panes mounted)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            size = len(self.output)
+            end = time.monotonic() + quiet
+            while time.monotonic() < end:
+                self._read(0.1)
+            if len(self.output) == size:
+                return
+
     def _read(self, wait: float) -> bool:
         ready, _, _ = select.select([self.master], [], [], wait)
         if not ready:
@@ -108,6 +119,7 @@ def test_a_termination_signal_ends_the_app_as_q_does(tmp_path: Path, signum: int
             app._read(0.2)
         workers = children_of(app.proc.pid)
         assert workers, "the staleness tab started no pass process"
+        app.settle()
         drawn = len(app.output)
 
         sent = time.monotonic()
@@ -142,3 +154,88 @@ def test_outside_the_app_the_signals_keep_their_default(monkeypatch: pytest.Monk
         assert all(signal.getsignal(sig) not in (before[sig], signal.SIG_DFL)
                    for sig in QUIT_SIGNALS)
     assert {sig: signal.getsignal(sig) for sig in QUIT_SIGNALS} == before
+
+
+def test_a_hangup_after_the_terminal_is_gone_still_ends_the_app_promptly(tmp_path: Path) -> None:
+    db = tmp_path / "memory.db"
+    with Store.open(str(db)) as store:
+        store.remember("signals", "The terminal closes under the app")
+    app = PtyApp(tmp_path, db)
+    try:
+        assert app.read_until(b"The terminal closes under the app", 90)
+    finally:
+        os.close(app.master)  # the terminal window closes: nobody reads the app any more
+        os.close(app.slave)
+    os.kill(app.proc.pid, signal.SIGHUP)
+    try:
+        assert app.proc.wait(30) == 0
+    finally:
+        if app.proc.poll() is None:
+            app.proc.kill()
+            app.proc.wait(10)
+
+
+async def test_the_quit_waits_for_a_widget_that_is_still_mounting() -> None:
+    """A key press waits behind the focused widget; the signal's quit waits (bounded) for the
+    screen to settle, instead of closing a pane mid-mount (whose on_mount then finds its
+    children gone: an internal error on the way out)."""
+    import asyncio
+
+    from textual.app import App
+    from textual.widget import Widget
+    from textual.widgets import Static
+
+    from memharness_tui.tui import signals
+
+    class SlowPane(Widget):
+        built = False
+
+        async def on_mount(self) -> None:
+            await asyncio.sleep(0.3)
+            await self.mount(Static("inside"))
+            self.built = True
+
+    class Small(App[None]):
+        def compose(self):  # noqa: ANN202
+            yield Static("app")
+
+    app = Small()
+    async with app.run_test() as pilot:
+        pane = SlowPane()
+        app.screen.mount(pane)  # not awaited: still mounting when the signal comes
+        signals._quit(app)
+        [task] = signals._quitting
+        await task
+        assert pane.built  # the quit came after the pane was whole
+        await pilot.pause()
+        assert app.return_code == 0  # and then it quit
+
+
+async def test_the_wait_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from textual.app import App
+    from textual.widget import Widget
+    from textual.widgets import Static
+
+    from memharness_tui.tui import signals
+
+    monkeypatch.setattr(signals, "SETTLE_SECONDS", 0.2)
+
+    release = asyncio.Event()
+
+    class StuckPane(Widget):
+        async def on_mount(self) -> None:
+            await release.wait()
+
+    class Small(App[None]):
+        def compose(self):  # noqa: ANN202
+            yield Static("app")
+
+    app = Small()
+    async with app.run_test():
+        app.screen.mount(StuckPane())
+        started = asyncio.get_running_loop().time()
+        await signals._settle(app)
+        assert asyncio.get_running_loop().time() - started < 5
+        release.set()

@@ -21,9 +21,67 @@ from textual.app import App
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
-def _quit(app: App[Any]) -> None:
-    """On the app's loop: the action ``q`` runs (a second signal asks again)."""
+SETTLE_SECONDS = 2.0
+"""At most this long for the screen to finish what it was doing before the quit."""
+
+_quitting: set[asyncio.Task[None]] = set()  # referenced while they run
+
+
+async def _handled(widgets: list[Any], timeout: float) -> bool:
+    """Whether every one of ``widgets`` handled what it had been sent, within ``timeout``."""
+    pending = 0
+    done = asyncio.Event()
+
+    def handled() -> None:
+        nonlocal pending
+        pending -= 1
+        if pending == 0:
+            done.set()
+
+    for widget in widgets:
+        if widget.call_later(handled):  # False: it is closing; nothing to wait for
+            pending += 1
+    if not pending:
+        return True
+    try:
+        await asyncio.wait_for(done.wait(), max(0.0, timeout))
+    except TimeoutError:
+        return False
+    return True
+
+
+async def _settle(app: App[Any]) -> None:
+    """Wait until every widget on the screen has handled what it was sent (as Textual's Pilot
+    does), again while that mounted new ones, at most ``SETTLE_SECONDS``.
+
+    A key press waits so, queued behind the focused widget; a quit that does not wait would
+    close a pane that was mid-mount, whose ``on_mount`` then finds its children gone."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + SETTLE_SECONDS
+    before: set[int] = set()
+    while True:
+        try:
+            widgets = [app, *app.screen.walk_children(with_self=True)]
+        except Exception:  # noqa: BLE001 - no screen (starting, ending): nothing to wait for
+            return
+        now = {id(w) for w in widgets}
+        if now == before or not await _handled(widgets, deadline - loop.time()):
+            return
+        before = now
+
+
+async def _settle_and_quit(app: App[Any]) -> None:
+    await _settle(app)
     app.call_later(app.run_action, "app.quit")
+
+
+def _quit(app: App[Any]) -> None:
+    """On the app's loop: the action ``q`` runs, once the screen has settled."""
+    if _quitting:  # a second signal while the first is being handled
+        return
+    task = asyncio.ensure_future(_settle_and_quit(app))
+    _quitting.add(task)
+    task.add_done_callback(_quitting.discard)
 
 
 @contextmanager
