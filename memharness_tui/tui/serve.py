@@ -11,6 +11,7 @@ refused with 403 and one line on stderr (never the token).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import secrets
 import shlex
@@ -148,7 +149,8 @@ class GuardedServer(Server):  # type: ignore[misc]
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, self.request_exit)
+            with contextlib.suppress(NotImplementedError):  # Windows: no such handlers
+                loop.add_signal_handler(sig, self.request_exit)
         web.run_app(self.make_app(), host=self.host, port=self.port, handle_signals=False,
                     loop=loop, access_log=None, print=self.announce)
 
