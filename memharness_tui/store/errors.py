@@ -130,6 +130,51 @@ class StoreIOError(MemharnessError):
     code = "IO_ERROR"
 
 
+class FileReplaced(MemharnessError):
+    """The path no longer names the file this store has open (deleted, or another file moved
+    over it): nothing more is written through the old handle; reopen to use what is there now."""
+
+    code = "FILE_REPLACED"
+
+
+class FileDamaged(MemharnessError):
+    """SQLite reported damaged pages in this file: reads of them fail, and writes are
+    refused too (a write beside damage could make it worse, and its fact could be lost)."""
+
+    code = "FILE_DAMAGED"
+
+
+_DAMAGED: set[tuple[int, int]] = set()
+"""(st_dev, st_ino) of every file SQLite has reported damaged pages in, in this process."""
+
+
+def _note_damaged(path: str) -> None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return
+    _DAMAGED.add((st.st_dev, st.st_ino))
+
+
+def is_known_damaged(path: str) -> bool:
+    """Whether SQLite has reported damaged pages in the file ``path`` names (this process:
+    any read or write of any store on it). One stat; a restored file is a new inode."""
+    if not _DAMAGED:
+        return False
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return (st.st_dev, st.st_ino) in _DAMAGED
+
+
+def without_nothing_written(message: str) -> str:
+    """A store error's sentence for a batch that stopped a longer job: the job says what
+    it wrote, so the failed step's own "nothing was written" (true of that step alone) is
+    dropped rather than contradicting it."""
+    return message.replace("; nothing was written", "").replace(" nothing was written;", "")
+
+
 def show_path(path: str) -> str:
     """A path as text that can always be printed: undecodable bytes become ``\\xNN``."""
     try:
@@ -315,4 +360,8 @@ def translate_sqlite(path: str, *, writing: bool = False) -> Iterator[None]:
         mapped = classify(exc, path, writing=writing, busy_seconds=BUSY_TIMEOUT_MS / 1000)
         if mapped is None:
             raise
+        if isinstance(mapped, NotADatabase):
+            # A store's own (locked, never immutable) read saw damaged pages: known damaged
+            # from now on, so writes are refused too (Store._refuse_unsafe_write).
+            _note_damaged(path)
         raise mapped from exc
