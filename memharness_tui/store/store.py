@@ -232,6 +232,8 @@ class Store(FactWrites, VerdictWriter, RecallReads, BrowseReads, SplitScans, Rem
         with contextlib.suppress(Exception):
             self._db.close()
         self._memo.clear()
+        if self.readonly:
+            return  # the writer (if any) checkpoints and tidies; a reader only lets go
         ids = self._ids or (None, None, None)
         for suffix, ours in (("-wal", ids[1]), ("-shm", ids[2])):
             if ours is not None and _identity(self.path + suffix) == ours:
@@ -352,8 +354,8 @@ class Store(FactWrites, VerdictWriter, RecallReads, BrowseReads, SplitScans, Rem
         if is_known_damaged(self.path):
             raise FileDamaged(
                 f"{show_path(self.path)} has damaged pages (SQLite reported them when "
-                "reading it); nothing was written — restore it from a backup, or copy out what "
-                "is readable with `sqlite3 FILE .recover`"
+                "reading it); nothing was written — restore it from a backup and start again, or "
+                "copy out what is readable with `sqlite3 FILE .recover`"
             )
 
     def now(self) -> str:

@@ -238,6 +238,38 @@ def test_a_pass_on_a_disk_that_fills_reports_exactly_what_is_in_the_file(
         in_file = judged(db)
         assert int(found.group(1).replace(",", "")) == in_file
         assert 0 < in_file < 1500, "the disk should fill part-way through the pass"
-        print(message)
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_the_cli_pass_whose_file_goes_exits_2_with_the_count(
+        scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str], how: str) -> None:
+    db = tmp_path / "m.db"
+    pinned_store(db, scenario.sha, 9)
+    other = tmp_path / "other.db"
+    make_store(other, [{"fact": "the other file's own fact"}])
+    real = Store.set_staleness_many
+
+    def then_swap(self: Store, *a: Any, **kw: Any) -> Any:
+        written = real(self, *a, **kw)
+        if how == "deleted":
+            os.remove(db)  # rm memory.db right after the first batch's verdicts
+        else:
+            os.replace(other, db)
+        return written
+
+    monkeypatch.setattr(Store, "set_staleness_many", then_swap)
+    code = scli.main(["staleness", "--db", str(db), "--repo", str(scenario.path),
+                      "--batch-size", "4", "--force", "--downgrade"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    what = "deleted" if how == "deleted" else "replaced by another file"
+    assert err.endswith(f"{db} was {what} during the pass: the 4 of 9 verdicts and 0 "
+                        "downgrades written before went to the old file, not to what is there "
+                        "now, and nothing more was written — rerun the pass on the file that "
+                        "is there now"), err
+    assert not (tmp_path / "m.db-wal").exists()
+    if how == "replaced":
+        assert [r["fact"] for r in rows(db).values()] == ["the other file's own fact"]

@@ -210,12 +210,31 @@ class StoreService:
         return await self._gw.call(store_info)
 
     async def data_version(self) -> int:
-        """SQLite's ``PRAGMA data_version``: moves when *another* connection commits."""
-        version = await self._gw.call(lambda s: s.data_version())
+        """SQLite's ``PRAGMA data_version``: moves when *another* connection commits.
+
+        Each poll first checks that the path still names the open file (one stat): when it
+        was replaced or deleted this raises ``FileReplaced`` (one sentence) and the store
+        has let go of the old file — see :meth:`reopen`."""
+        def poll(s: Any) -> int:
+            check = getattr(s, "check_file", None)
+            if check is not None:
+                check()
+            return int(s.data_version())
+
+        version = await self._gw.call(poll)
         if version != self._seen_version:
             self._seen_version = version
             self._recalls.clear()  # another process wrote: later recalls start afresh
         return version
+
+    async def reopen(self) -> tuple[StoreInfo, str | None]:
+        """Open the path again (the file there now), and tell every pane to reload."""
+        await self._gw.reopen()
+        self._recalls.clear()
+        self._seen_version = None
+        opened = await self.open()
+        self._written()
+        return opened
 
     # ----- queries ----------------------------------------------------------------------
     # Whole-store reads run on the gateway's read-only scan connection (``call_scan``), so
