@@ -21,6 +21,7 @@ async def _until_confirm(pilot: object) -> ConfirmScreen:
     app = pilot.app  # type: ignore[attr-defined]
     for _ in range(200):
         if isinstance(app.screen, ConfirmScreen):
+            await settle(pilot)  # composed and painted (a loaded machine is slow to)
             return app.screen
         await pilot.pause(0.02)  # type: ignore[attr-defined]
     raise AssertionError("the app never said the file was replaced")
@@ -29,7 +30,10 @@ async def _until_confirm(pilot: object) -> ConfirmScreen:
 def _texts(screen: ConfirmScreen) -> str:
     from textual.widgets import Static
 
-    return " ".join(str(w.render()) for w in screen.query(Static))
+    return " ".join(str(screen.query_one(f"#confirm-{part}", Static).render()
+                        if part == "title" else
+                        screen.query_one("#confirm-detail").query_one(Static).render())
+                    for part in ("title", "detail"))
 
 
 def _facts(path: Path) -> list[str]:
