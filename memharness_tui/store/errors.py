@@ -144,30 +144,6 @@ class FileDamaged(MemharnessError):
     code = "FILE_DAMAGED"
 
 
-_DAMAGED: set[tuple[int, int]] = set()
-"""(st_dev, st_ino) of every file SQLite has reported damaged pages in, in this process."""
-
-
-def _note_damaged(path: str) -> None:
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return
-    _DAMAGED.add((st.st_dev, st.st_ino))
-
-
-def is_known_damaged(path: str) -> bool:
-    """Whether SQLite has reported damaged pages in the file ``path`` names (this process:
-    any read or write of any store on it). One stat; a restored file is a new inode."""
-    if not _DAMAGED:
-        return False
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return False
-    return (st.st_dev, st.st_ino) in _DAMAGED
-
-
 def without_nothing_written(message: str) -> str:
     """A store error's sentence for a batch that stopped a longer job: the job says what
     it wrote, so the failed step's own "nothing was written" (true of that step alone) is
@@ -360,8 +336,11 @@ def translate_sqlite(path: str, *, writing: bool = False) -> Iterator[None]:
         mapped = classify(exc, path, writing=writing, busy_seconds=BUSY_TIMEOUT_MS / 1000)
         if mapped is None:
             raise
-        if isinstance(mapped, NotADatabase):
+        cause = _sqlite_cause(exc)
+        if cause is not None and _primary_code(cause) == _SQLITE_CORRUPT:
             # A store's own (locked, never immutable) read saw damaged pages: known damaged
-            # from now on, so writes are refused too (Store._refuse_unsafe_write).
-            _note_damaged(path)
+            # from now on, so writes are refused too (damage.py, Store._refuse_unsafe_write).
+            from . import damage
+
+            damage.note(path)
         raise mapped from exc

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from . import sql
+from . import damage, sql
 from .browse import BrowseReads
 from .clock import Clock, SystemClock
 from .db import (
@@ -32,7 +32,6 @@ from .errors import (
     FileReplaced,
     ReadOnlyError,
     ReadOnlyFile,
-    is_known_damaged,
     show_path,
     translate_sqlite,
 )
@@ -351,10 +350,10 @@ class Store(FactWrites, VerdictWriter, RecallReads, BrowseReads, SplitScans, Rem
         problem = self.file_problem()
         if problem is not None:
             raise FileReplaced(problem)
-        if is_known_damaged(self.path):
+        if damage.known(self.path):
             raise FileDamaged(
-                f"{show_path(self.path)} has damaged pages (SQLite reported them when "
-                "reading it); nothing was written — restore it from a backup and start again, or "
+                f"{show_path(self.path)} has damaged pages (SQLite reported them when it "
+                "was read); nothing was written — restore it from a backup and start again, or "
                 "copy out what is readable with `sqlite3 FILE .recover`"
             )
 

@@ -129,16 +129,22 @@ def test_a_row_and_its_verdict_land_together(tmp_path: Path) -> None:
     assert f.checked_at is not None and f.checked_at > tx_at
 
 
-AFTER_RESTORE = """
+ANOTHER_PROCESS = """
 import shutil, sys
 from pathlib import Path
 from memharness_tui.store import Store
+from memharness_tui.store.errors import FileDamaged
 db = Path(sys.argv[1])
-for side in ("", "-wal", "-shm"):
-    Path(str(db) + side).unlink(missing_ok=True)
-shutil.copyfile(Path(sys.argv[2]), db)
-with Store.open(str(db)) as restored:
-    restored.remember("proj", "after the restore")
+if len(sys.argv) > 2:  # restore it from a backup first: a different file, writable again
+    for side in ("", "-wal", "-shm"):
+        Path(str(db) + side).unlink(missing_ok=True)
+    shutil.copyfile(sys.argv[2], db)
+with Store.open(str(db)) as store:
+    try:
+        store.remember("proj", "from another process")
+    except FileDamaged as exc:
+        print(exc.message)
+        sys.exit(3)
 """
 
 
@@ -165,14 +171,21 @@ def test_a_file_known_damaged_refuses_writes_too(tmp_path: Path) -> None:
     with pytest.raises(FileDamaged) as err:
         store.remember("proj", "would be written beside damaged pages")
     assert err.value.message.startswith(f"{db} has damaged pages (SQLite reported them when "
-                                        "reading it); nothing was written — restore it")
+                                        "it was read); nothing was written — restore it")
     store.close()
     # another store on it in this process knows too
     with Store.open(str(db)) as again, pytest.raises(FileDamaged):
         again.remember("proj", "nor through a second store")
     assert db.read_bytes() == damaged
-    # known to this process only: another process (a restored file, say) is not refused
-    done = subprocess.run([sys.executable, "-c", AFTER_RESTORE, str(db),
-                           str(Path(__file__).parents[1] / "fixtures" / "v5.db")], capture_output=True,
-                          text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
+    # a later process (recall failed, then `remember`) is refused too: the record in the
+    # cache folder still matches the file exactly
+    refused = subprocess.run([sys.executable, "-c", ANOTHER_PROCESS, str(db)],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 3, refused.stderr
+    assert "has damaged pages" in refused.stdout
+    assert db.read_bytes() == damaged
+    # restored from a backup: another file, writable again
+    restored = subprocess.run([sys.executable, "-c", ANOTHER_PROCESS, str(db),
+                               str(Path(__file__).parents[1] / "fixtures" / "v5.db")],
+                              capture_output=True, text=True, timeout=60)
+    assert restored.returncode == 0, restored.stdout + restored.stderr
