@@ -145,10 +145,12 @@ class FileDamaged(MemharnessError):
 
 
 def without_nothing_written(message: str) -> str:
-    """A store error's sentence for a batch that stopped a longer job: the job says what
-    it wrote, so the failed step's own "nothing was written" (true of that step alone) is
-    dropped rather than contradicting it."""
-    return message.replace("; nothing was written", "").replace(" nothing was written;", "")
+    """A store error's sentence for a step that stopped a longer job: the job says what it
+    wrote, so the failed step's own "nothing was written/changed" (true of that step alone)
+    is dropped rather than contradicting it."""
+    for said in ("; nothing was written", "; nothing was changed"):
+        message = message.replace(said, "")
+    return message
 
 
 def show_path(path: str) -> str:

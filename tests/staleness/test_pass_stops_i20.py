@@ -190,6 +190,7 @@ def test_a_file_truncated_under_the_pass_is_one_sentence_not_sigbus(
     assert done.returncode == 2, (done.returncode, done.stderr[-2000:])
     line = done.stdout.strip()
     assert "\n" not in line and "verdicts written, then" in line, line
+    assert "nothing was" not in line, line
 
 
 # --- a real full disk ---------------------------------------------------------------------
