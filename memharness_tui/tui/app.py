@@ -280,7 +280,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         if isinstance(exc, FileReplaced):
             from memharness_tui.tui import file_gone
 
-            file_gone.notice(self, exc.message)
+            file_gone.notice(self, exc.message, again=True)
             return
         if isinstance(exc, MemharnessError):
             self.notify(_message(exc), title=exc.code.replace("_", " ").lower(),

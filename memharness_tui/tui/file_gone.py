@@ -13,12 +13,17 @@ DETAIL = ("Nothing more is written to the old file. Reopen opens what is at this
           "(a new, empty store if nothing is); until then every read and write is refused.")
 
 
-def notice(app: Any, message: str) -> None:
-    """Say it once (per problem), with the offer to reopen."""
-    if getattr(app, "_file_gone_shown", None) == message:
-        return
-    app._file_gone_shown = message
+def notice(app: Any, message: str, *, again: bool = False) -> None:
+    """Say it, with the offer to reopen: once per problem from the poll; ``again`` when an
+    action the user asked for was refused (they may have said "not now" before)."""
     from memharness_tui.tui.screens.confirm import ConfirmScreen
+
+    if getattr(app, "_file_gone_shown", None) == message and not again:
+        return
+    screen = app.screen
+    if isinstance(screen, ConfirmScreen) and screen.title_text == message:
+        return  # it is on screen now
+    app._file_gone_shown = message
 
     async def answered(ok: bool | None) -> None:
         if ok:

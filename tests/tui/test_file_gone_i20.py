@@ -94,3 +94,25 @@ async def test_the_app_notices_a_deleted_file_and_reopens_as_a_new_store(
         await app.service.new_fact(FactValues(fact="the first fact of the new store",
                                               subject="s"))
         assert _facts(db) == ["the first fact of the new store"]
+
+
+async def test_not_now_then_a_refused_action_offers_to_reopen_again(
+        sample: tuple[Store, Sample], config_dir: Path) -> None:
+    store, info = sample
+    db = Path(info.path)
+    app = make_app(store, config_dir, poll_interval=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        os.remove(db)
+        await _until_confirm(pilot)
+        await pilot.press("n")  # not now
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        for _ in range(5):  # the poll does not nag
+            await pilot.pause(0.06)
+        assert not isinstance(app.screen, ConfirmScreen)
+        with pytest.raises(FileReplaced) as err:
+            await app.service.retract(info.stale)
+        app.report_error(err.value)  # what every action does with a refused write
+        screen = await _until_confirm(pilot)
+        assert f"{db} was deleted while it was open" in _texts(screen)
