@@ -20,7 +20,7 @@ from memharness_tui.config import (
     readable_json,
 )
 
-__all__ = ["REPOS_FILE", "SettingsFileDamaged", "db_key", "default_repos", "display_path", "load_repos", "save_repos",
+__all__ = ["REPOS_FILE", "SettingsFileDamaged", "db_key", "repos_file_problem", "default_repos", "display_path", "load_repos", "save_repos",
            "saved_repos", "work_tree"]
 
 REPOS_FILE = "staleness-repos.json"
@@ -81,6 +81,16 @@ def _read(path: Path, *, strict: bool = False) -> dict[str, list[str]]:
         if isinstance(key, str) and isinstance(value, list):
             out[key] = list(dict.fromkeys(r for r in value if isinstance(r, str) and r.strip()))
     return out
+
+
+def repos_file_problem(folder: Path | None = None) -> str | None:
+    """One sentence when the repos file exists but cannot be used (then nothing saved in it
+    is read, and it is never saved over); None when it is fine or absent."""
+    try:
+        _read((folder or config_dir()) / REPOS_FILE, strict=True)
+    except SettingsFileDamaged as exc:
+        return str(exc)
+    return None
 
 
 def saved_repos(folder: Path | None = None, *,

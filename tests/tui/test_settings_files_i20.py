@@ -98,3 +98,28 @@ def test_two_processes_saving_settings_at_once_never_fail(tmp_path: Path) -> Non
     # each process's last list is there: neither save dropped the other's
     assert lists == {"/db/one": ["/one/149"], "/db/two": ["/two/149"]}
     assert sorted(p.name for p in cfg.iterdir()) == sorted([REPOS_FILE, config.SETTINGS_FILE])
+
+
+async def test_the_app_says_the_repos_file_is_damaged_and_keeps_it(tmp_path: Path) -> None:
+    from memharness_tui.store import Store
+
+    from .conftest import make_app, settle
+
+    cfg = tmp_path / "config"
+    cfg.mkdir()
+    broken = '{"/some/other.db": ["/repo/a"],}\n'
+    (cfg / REPOS_FILE).write_text(broken)
+    db = tmp_path / "memory.db"
+    with Store.open(str(db)) as store:
+        store.remember("s", "a fact")
+        app = make_app(store, cfg)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            notes = [n.message for n in app._notifications]
+            assert any(str(cfg / REPOS_FILE) in n and "not valid JSON" in n
+                       and "fix or remove it" in n for n in notes), notes
+            app.choose_repos(["/repo/b"])  # choosing repos must not wipe the other lists
+            await settle(pilot)
+            notes = [n.message for n in app._notifications]
+            assert any(n.startswith("Repos changed but not saved: ") for n in notes), notes
+    assert (cfg / REPOS_FILE).read_text() == broken
