@@ -234,8 +234,15 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
 
     async def _poll_once(self) -> None:
         """``PRAGMA data_version`` on the DB thread: has another connection committed?"""
+        from memharness_tui.store.errors import FileReplaced
+
         try:
             version = await self.service.data_version()
+        except FileReplaced as exc:  # the path names another file now (or none)
+            from memharness_tui.tui import file_gone
+
+            file_gone.notice(self, exc.message)
+            return
         except Exception:  # noqa: BLE001 - a failed poll just means "look again later"
             return
         finally:
@@ -263,8 +270,13 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
                         f"{type(error).__name__}: {_message(error)}{where}"))
 
     def report_error(self, exc: BaseException) -> None:
-        from memharness_tui.store.errors import MemharnessError
+        from memharness_tui.store.errors import FileReplaced, MemharnessError
 
+        if isinstance(exc, FileReplaced):
+            from memharness_tui.tui import file_gone
+
+            file_gone.notice(self, exc.message, again=True)
+            return
         if isinstance(exc, MemharnessError):
             self.notify(_message(exc), title=exc.code.replace("_", " ").lower(),
                         severity="error", timeout=6)
