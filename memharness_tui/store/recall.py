@@ -9,7 +9,9 @@ from typing import Any
 from . import sql
 from .driver import sqlite3
 from .errors import InvalidInput
-from .rows import StoreParts, _fact, _guarded
+from .handle import StoreFile
+from .rows import StorePart, _fact, _guarded
+from .split_scan import SplitScans
 from .timeutil import js_split, js_trim, normalize_iso
 from .types import FRESHNESS_FILTERS, Fact, RecallResult
 from .validation import check_kind, check_positive_int, check_query, check_str
@@ -30,8 +32,12 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
 
 
-class RecallReads(StoreParts):
+class RecallReads(StorePart):
     """``Store.recall`` and the split scan behind its scanning queries."""
+
+    def __init__(self, file: StoreFile, scans: SplitScans) -> None:
+        super().__init__(file)
+        self._scans = scans
 
     @_guarded(writing=False)
     def recall(
@@ -136,7 +142,7 @@ class RecallReads(StoreParts):
         """Rows of the scanning recall query (the empty query, the LIKE fallback). Split:
         each id range ranks its own best ``limit`` ids, and the one query ranks their union —
         the overall best are among them, so rows and order are the unsplit query's."""
-        parts = self._split_rows(sql.ranked_ids_query([*filters, sql.IN_RANGE]), params)
+        parts = self._scans.split_rows(sql.ranked_ids_query([*filters, sql.IN_RANGE]), params)
         if parts is not None:
             filters = [*filters, sql.AMONG_IDS]
             params = {**params, "ids": json.dumps([i for part in parts for (i,) in part])}

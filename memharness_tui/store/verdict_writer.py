@@ -10,13 +10,13 @@ from typing import Any
 from . import sql
 from .driver import sqlite3
 from .errors import InvalidInput, NotFound
-from .rows import StoreParts, _guarded
+from .rows import StorePart, _guarded
 from .timeutil import normalize_iso
 from .types import FRESHNESS_VALUES, StalenessTarget, StalenessUpdate
 from .validation import check_id, check_positive_int, check_str
 
 
-class VerdictWriter(StoreParts):
+class VerdictWriter(StorePart):
     """``Store``'s staleness side: the pass's work list and its verdict writes."""
 
 
