@@ -83,6 +83,22 @@ class EmbeddingIO(StoreParts):
             if cur.rowcount == 0:
                 raise NotFound(f"no fact #{fact_id}; no vector was stored")
 
+    @_guarded(writing=True)
+    def set_embeddings(self, pairs: Sequence[tuple[int, Sequence[float]]], model: str) -> int:
+        """``set_embedding`` for each (id, vector), in one transaction: all are stored or none
+        (reembed's batch, so a stop between batches never leaves half of one). Ids that no
+        longer exist are skipped; returns how many were stored."""
+        name = require_text(model, "model")
+        rows = []
+        for fact_id, vector in pairs:
+            blob, dim = hybrid.to_blob(check_vector(vector))
+            rows.append({"id": check_id(fact_id), "embedding": blob, "dim": dim, "model": name})
+        stored = 0
+        with self._write() as conn:
+            for row in rows:
+                stored += conn.execute(hybrid.SET_EMBEDDING, row).rowcount
+        return stored
+
     @_guarded(writing=False)
     def embed_targets(self, model: str, limit: int) -> list[EmbedTarget]:
         """Facts lacking a vector from ``model`` (none, or another model's), oldest first."""
