@@ -77,7 +77,7 @@ def check_store(report: Report, path: str) -> dict[str, Any] | None:
                 return None
             total, embedded = health.counts(conn)
             found = health.integrity(conn)
-            pins = health.live_pins(conn)
+            pins = health.live_pins(conn) if version >= 5 else []  # pins came with m005
     except Exception as exc:  # the driver's DatabaseError, an OSError: one line, no traceback
         report.add(FAIL, f"cannot open the database: {report.text(exc)}")
         return None
