@@ -125,3 +125,20 @@ def test_vector_only_recall_ranks_by_cosine_then_salience(store: Store) -> None:
     # a word no leg finds, a vector of a dimension nobody has: the substring fallback
     r = store.recall("lph", query_vector=[1.0, 0.0, 0.0])
     assert r.ids == [a] and r.used_fallback
+
+
+def test_set_embeddings_writes_a_batch_whole_or_not_at_all(store: Store) -> None:
+    ids = [store.remember("s", f"fact {n}")[0] for n in range(4)]
+    assert store.set_embeddings([(ids[0], [1.0]), (ids[1], [0.5, 0.5])], MODEL) == 2
+    assert _blob(store, ids[1]) == (struct.pack("<2f", 0.5, 0.5), 2, MODEL)
+    # the third row's UPDATE fails inside the transaction: the two before it roll back
+    store.conn.execute(
+        "CREATE TEMP TRIGGER refuse BEFORE UPDATE OF embedding ON facts "
+        f"WHEN new.id = {ids[3]} BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    with pytest.raises(Exception, match="refused"):
+        store.set_embeddings([(ids[2], [1.0]), (ids[0], [2.0]), (ids[3], [1.0])], MODEL)
+    assert _blob(store, ids[2]) == (None, None, None)
+    assert _blob(store, ids[0]) == (struct.pack("<f", 1.0), 1, MODEL)
+    with pytest.raises(InvalidInput, match=re.escape("vector[0] must be a finite number")):
+        store.set_embeddings([(ids[2], [1.0]), (ids[1], [float("inf")])], MODEL)
+    assert _blob(store, ids[2]) == (None, None, None)
