@@ -175,3 +175,16 @@ def test_without_the_runtime_the_reason_names_the_extra(monkeypatch) -> None:
     assert "pip install 'memharness-tui[hybrid]'" in problem
     with pytest.raises(ModelError, match="embedding runtime is not installed"):
         embed.load()
+
+
+def test_the_store_stays_model_free() -> None:
+    """Every store module imported: neither the embedding runtime nor this package comes
+    along (the reference's invariant I5: the store's write path never touches a model)."""
+    code = ("import pkgutil, importlib, sys, memharness_tui.store as s\n"
+            "for m in pkgutil.iter_modules(s.__path__):\n"
+            "    importlib.import_module('memharness_tui.store.' + m.name)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('onnxruntime', 'tokenizers') or m.startswith('memharness_tui.embed')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
