@@ -27,6 +27,7 @@ from .db import (
     run_migrations,
 )
 from .driver import sqlite3
+from .embeddings_io import EmbeddingIO
 from .errors import (
     FileDamaged,
     FileReplaced,
@@ -61,7 +62,8 @@ def _empty(path: str) -> bool:
         return False
 
 
-class Store(FactWrites, VerdictWriter, RecallReads, BrowseReads, SplitScans, RememberedReads):
+class Store(FactWrites, VerdictWriter, RecallReads, BrowseReads, SplitScans, RememberedReads,
+            EmbeddingIO):
     """A memharness store on one SQLite file. Use one Store per thread.
 
     A fresh file (absent, or an empty SQLite file) is not touched by opening it: reads
