@@ -16,6 +16,11 @@ from typing import Any, NoReturn
 
 from . import cli_args
 from .cli_args import UsageError
+from .cli_doctor import add_parser as add_doctor
+from .cli_doctor import cmd_doctor
+from .cli_hybrid import query_vector
+from .cli_reembed import add_parser as add_reembed
+from .cli_reembed import cmd_reembed
 from .cli_serve import cmd_serve
 from .cli_text import json_visible, one_line, visible_tree
 from .store import FakeClock, MemharnessError, Store
@@ -140,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     else:
         add_staleness(sub)
 
+    add_reembed(sub)
+    add_doctor(sub)
+
     sv = sub.add_parser("serve", help="serve the app to a browser on localhost")
     sv.add_argument("--port", type=_integer, default=8000)
     sv.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
@@ -193,7 +201,7 @@ def _emit(
     print(render(visible_tree(shown) if tty else shown))
 
 
-WRITE_COMMANDS = ("remember", "revise", "forget")
+WRITE_COMMANDS = ("remember", "revise", "forget", "reembed")
 
 
 def _open(args: argparse.Namespace, *, readonly: bool) -> Store:
@@ -229,6 +237,7 @@ def _fmt_recall_here(r: RecallResult) -> str:
 
 def _cmd_recall(args: argparse.Namespace) -> int:
     with _open(args, readonly=not args.reinforce) as store:
+        vector = query_vector(store, args.query)  # MEMHARNESS_HYBRID=1: as the agent's server
         r = store.recall(
             args.query,
             subject=args.subject,
@@ -238,6 +247,7 @@ def _cmd_recall(args: argparse.Namespace) -> int:
             max_tokens=args.max_tokens,
             freshness=args.freshness,
             reinforce=args.reinforce,
+            query_vector=vector,
         )
     data = {
         "ids": r.ids,
@@ -320,6 +330,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "revise": _cmd_revise,
     "forget": _cmd_forget,
     "serve": cmd_serve,
+    "reembed": cmd_reembed,
+    "doctor": cmd_doctor,
 }
 
 

@@ -10,6 +10,7 @@ them, its sibling parts:
 - ``_browse``: a fact, changes, stats, counts, subjects, pages, the flagged list (``browse.py``)
 - ``_scans``: whole-table scans split across cores (``split_scan.py``)
 - ``_answers``: answers remembered per snapshot (``remembered.py``)
+- ``_embeddings``: the embedding columns and reembed's work list (``embeddings_io.py``)
 
 Each public method below is its part's method (``_part("_recall", RecallReads.recall)``): one
 signature, kept with the code, so a type checker follows a call from here to its SQL.
@@ -26,6 +27,7 @@ from .browse import BrowseReads
 from .clock import Clock, SystemClock
 from .db import MemharnessDatabase, open_database
 from .driver import sqlite3
+from .embeddings_io import EmbeddingIO
 from .errors import translate_sqlite
 from .handle import StoreFile
 from .models import FactModel
@@ -86,6 +88,7 @@ class Store:
         self._recall = RecallReads(self._file, self._scans)
         self._writes = FactWrites(self._file)
         self._verdicts = VerdictWriter(self._file)
+        self._embeddings = EmbeddingIO(self._file)
 
     @classmethod
     def open(
@@ -264,6 +267,20 @@ class Store:
     # --- recall (recall.py) -----------------------------------------------------------
 
     recall = _part("_recall", RecallReads.recall)
+
+    @property
+    def vec_enabled(self) -> bool:
+        """Whether sqlite-vec is loaded here (else recall is keyword-only, as the server's)."""
+        return self._recall.vec_enabled
+
+    # --- vectors (embeddings_io.py) -----------------------------------------------------
+
+    set_embedding = _part("_embeddings", EmbeddingIO.set_embedding)
+    set_embeddings = _part("_embeddings", EmbeddingIO.set_embeddings)
+    embed_targets = _part("_embeddings", EmbeddingIO.embed_targets)
+    count_embed_targets = _part("_embeddings", EmbeddingIO.count_embed_targets)
+    embedded_count = _part("_embeddings", EmbeddingIO.embedded_count)
+    model_mix = _part("_embeddings", EmbeddingIO.model_mix)
 
     # --- browsing (browse.py) ---------------------------------------------------------
 

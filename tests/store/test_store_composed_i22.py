@@ -70,3 +70,21 @@ def test_the_facade_reads_and_writes_through_its_parts(tmp_path: Path) -> None:
         assert store.schema_version >= 5 and store.is_new and store.on_disk  # new when opened
     finally:
         store.close()
+
+
+def test_every_public_name_of_a_part_is_on_the_store(tmp_path: Path) -> None:
+    """A method added to a part (say a new read in browse.py) is forwarded by the facade."""
+    base = set(dir(StorePart))
+    for_siblings = {"Remembered.recalled", "Remembered.remember", "Remembered.snapshot",
+                    "SplitScans.split_rows", "SplitScans.scan_ranges"}  # parts' own helpers
+    store = Store.open(str(tmp_path / "m.db"))
+    try:
+        missing = [
+            f"{type(part).__name__}.{name}"
+            for part in vars(store).values() if isinstance(part, StorePart)
+            for name in dir(type(part))
+            if not name.startswith("_") and name not in base and not hasattr(Store, name)
+        ]
+    finally:
+        store.close()
+    assert [m for m in missing if m not in for_siblings] == []
