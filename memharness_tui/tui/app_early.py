@@ -52,7 +52,7 @@ class EarlyStart:
         """Drop it: the recall never runs or is interrupted, and the store is closed."""
         self.recall.cancel()
         if self.ticket is not None:
-            self.gateway._interrupt(self.ticket)  # noqa: SLF001 - the gateway's own ticket
+            self.gateway.interrupt(self.ticket)
         self.gateway.close()
 
 
