@@ -264,16 +264,28 @@ def _triaged(report: PassReport, db: str, repos: list[Path]) -> list[Any]:
 def _print_triage(report: PassReport, triaged: list[Any], fmt: str) -> None:
     from .report import to_json, to_markdown
 
+    if fmt == "markdown":
+        text = to_markdown(report, triaged)
+    else:
+        text = json.dumps(to_json(report, triaged), indent=2, ensure_ascii=False) + "\n"
     try:
-        if fmt == "markdown":
-            sys.stdout.write(to_markdown(report, triaged))
-        else:
-            json.dump(to_json(report, triaged), sys.stdout, indent=2, ensure_ascii=False)
-            sys.stdout.write("\n")
+        sys.stdout.write(_for_terminal(text, json_text=fmt != "markdown"))
         sys.stdout.flush()
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+
+
+def _for_terminal(text: str, *, json_text: bool = False) -> str:
+    """``recall``'s rule: on a terminal, controls and bidi characters in git or database text
+    are shown as escapes (JSON: ``\\uXXXX``, the same value); piped output is left as is."""
+    if not sys.stdout.isatty():
+        return text
+    from memharness_tui.cli_text import json_visible, visible
+
+    if json_text:
+        return json_visible(text)
+    return "\n".join(visible(line) for line in text.split("\n"))
 
 
 def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[Path]) -> int:
@@ -292,7 +304,7 @@ def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[
         return counts_line(report, _triaged(report, db, repos))
 
     def out(line: str) -> None:
-        print(line, flush=True)
+        print(_for_terminal(line), flush=True)
 
     heads = ", ".join((p.read() or "no HEAD")[:7] for p in probes)
     noun = "repo" if len(probes) == 1 else "repos"
