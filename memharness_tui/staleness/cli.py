@@ -222,6 +222,12 @@ def run(args: argparse.Namespace) -> int:
     _print(report, as_json=args.json and triaged is None)
     if triaged is not None:
         _print_triage(report, triaged, fmt)
+    if report.repo_errors:  # a damaged repo is an error, never a verdict
+        noun = "pin was" if report.unjudged == 1 else "pins were"
+        for message in report.repo_errors:
+            _error(message)
+        return _error(f"{report.unjudged} {noun} not judged: the git objects they need are "
+                      "damaged; their verdicts are unchanged")
     if args.fail_on_stale and report.stale:
         return 1
     return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,10 @@ import pygit2
 from .pins import is_sha_like, normalize_path, normalize_sha, short_sha
 from .verdicts import GitFacts, classify, classify_reached
 
-__all__ = ["Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for", "find_repo"]
+__all__ = [
+    "CorruptObject", "Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for",
+    "find_repo", "loose_damage",
+]
 
 # libgit2 re-hashes every object it reads to check it against its name ("strict hash
 # verification", on by default): a fifth of a 10,000-pin pass's instructions went to SHA-1
@@ -41,6 +45,35 @@ class RepoError(Exception):
 class MissingObjects(RepoError):
     """git could not read an object it needs (a treeless or blobless partial clone,
     a corrupt pack). A pass turns it into an ``unresolved`` verdict, never a crash."""
+
+
+class CorruptObject(RepoError):
+    """An object the repo has is damaged (it is there but cannot be read): a repo error,
+    never a verdict. A pass writes nothing for the pins that need it and says which object."""
+
+    def __init__(self, repo: str, oid: str, kind: str, why: str) -> None:
+        self.repo, self.oid = repo, oid
+        super().__init__(f"{repo}: git object {oid} ({kind}) is damaged and cannot be read "
+                         f"({why}); run `git fsck` there")
+
+
+def loose_damage(git_dir: str | os.PathLike[str], oid: str) -> str | None:
+    """Why the loose object file of ``oid`` is damaged (truncated, not zlib), or None when it
+    is whole or not a loose object. libgit2 1.9 loops forever inflating a truncated loose
+    object, so what the checker reads first is checked here, before libgit2 sees it."""
+    path = Path(git_dir) / "objects" / oid[:2] / oid[2:]
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # packed, absent (partial clone) or unreadable: libgit2 says which
+    inflate = zlib.decompressobj()
+    try:
+        inflate.decompress(data)
+    except zlib.error as e:
+        return f"not a zlib stream: {e}"
+    if not inflate.eof:
+        return f"truncated: {len(data)} bytes end mid-stream"
+    return None
 
 
 def _missing(sha: str) -> str:
@@ -105,16 +138,26 @@ class GitChecker:
             if not any(True for _ in repo.references):
                 raise RepoError(f"{p}: the git repository is empty (HEAD has no commits)")
             raise RepoError(f"{p}: HEAD is on a branch with no commits yet (unborn); check out a commit")
+        self.repo = repo
+        self.path = Path(repo.workdir or repo.path).resolve()
+        self._repo_str = str(self.path)
+        try:
+            target = str(repo.head.target)
+        except (pygit2.GitError, KeyError, ValueError) as e:
+            raise RepoError(f"{p}: cannot read HEAD: {e}") from e
+        self._check_loose(target, "HEAD's commit")
         try:
             head = repo.head.peel(pygit2.Commit)
         except (pygit2.GitError, KeyError, ValueError) as e:
+            self._raise_if_damaged(target, "HEAD's commit", e)
             raise RepoError(f"{p}: cannot read HEAD: {e}") from e
-        self.repo = repo
-        self.path = Path(repo.workdir or repo.path).resolve()
+        self._trees: dict[pygit2.Oid, pygit2.Tree] = {}
+        # HEAD's tree is read for every path pin: a damaged one is the repo's error, found now
+        with contextlib.suppress(MissingObjects):  # a bare treeless clone: judged pin by pin
+            self._tree_of(head.id, head)
         self.head_commit = head
         self.head = str(head.id)
         self._head_id = head.id
-        self._repo_str = str(self.path)
         self.is_bare = repo.is_bare
         self.is_shallow = repo.is_shallow
         self._ancestors: set[pygit2.Oid] | None = None
@@ -123,7 +166,6 @@ class GitChecker:
         self._resolve_errors: dict[str, str] = {}
         self._resolved: dict[str, tuple[str, pygit2.Commit | None, str | None]] = {}
         self._entries: dict[tuple[pygit2.Oid, str], tuple[str, bool] | None] = {}
-        self._trees: dict[pygit2.Oid, pygit2.Tree] = {}
         self._paths: dict[str | None, tuple[str | None, bool]] = {}
         self._pins: dict[str, tuple[str, pygit2.Commit | None, str | None, pygit2.Oid | None,
                                     bool, bool, str | None]] = {}
@@ -206,23 +248,65 @@ class GitChecker:
         if not path:
             value = None
         else:
-            tree = self._trees.get(key[0])
-            if tree is None:
-                try:
-                    tree = commit.tree
-                except (pygit2.GitError, KeyError) as e:
-                    raise MissingObjects(_missing(str(commit.id))) from e
-                self._trees[key[0]] = tree
+            tree = self._trees.get(key[0]) or self._tree_of(key[0], commit)
             try:
                 obj = tree[path]
             except (KeyError, ValueError):
                 value = None
             except pygit2.GitError as e:
+                self._raise_damaged_on_path(tree, path, e)
                 raise MissingObjects(_missing(str(commit.id))) from e
             else:
                 value = (str(obj.id), isinstance(obj, pygit2.Tree))
         self._entries[key] = value
         return value
+
+    def _tree_of(self, cid: pygit2.Oid, commit: pygit2.Commit) -> pygit2.Tree:
+        """The commit's root tree, cached. Raises CorruptObject when the repo has it damaged,
+        MissingObjects when it is not there (a treeless partial clone)."""
+        tree_id = str(commit.tree_id)
+        self._check_loose(tree_id, f"the tree of {short_sha(str(cid))}")
+        try:
+            tree = commit.tree
+        except (pygit2.GitError, KeyError) as e:
+            self._raise_if_damaged(tree_id, f"the tree of {short_sha(str(cid))}", e)
+            raise MissingObjects(_missing(str(cid))) from e
+        self._trees[cid] = tree
+        return tree
+
+    def _check_loose(self, oid: str, kind: str) -> None:
+        why = loose_damage(self.repo.path, oid)
+        if why is not None:
+            raise CorruptObject(self._repo_str, oid, kind, why)
+
+    def _raise_if_damaged(self, oid: str, kind: str, error: BaseException) -> None:
+        """After git failed to read ``oid``: CorruptObject when the repo has the object (so it
+        is damaged, not missing); nothing when it is absent (the caller's MissingObjects)."""
+        try:
+            present = self.repo.odb.exists(oid)
+        except (pygit2.GitError, ValueError):
+            present = False
+        if present:
+            raise CorruptObject(self._repo_str, oid, kind, _one_line(error)) from error
+
+    def _raise_damaged_on_path(self, tree: pygit2.Tree, path: str, error: BaseException) -> None:
+        """Which folder on the way to ``path`` could not be read, if the repo has it."""
+        parts = path.split("/")
+        for i in range(len(parts) - 1):
+            try:
+                oid = str(tree[parts[i]].id)
+            except (KeyError, ValueError, pygit2.GitError):
+                return
+            folder = "/".join(parts[: i + 1])
+            self._check_loose(oid, f"the folder {folder}")
+            try:
+                tree = self.repo[oid]
+                if not isinstance(tree, pygit2.Tree):
+                    return
+                list(tree)  # parse the entries
+            except (pygit2.GitError, KeyError, ValueError) as e:
+                self._raise_if_damaged(oid, f"the folder {folder}", e)
+                return
 
     def _pin(self, pin: str) -> tuple[str, pygit2.Commit | None, str | None, pygit2.Oid | None,
                                        bool, bool, str | None]:
@@ -274,6 +358,8 @@ class GitChecker:
             try:
                 e_pin = self._entry(cid, commit, norm)  # type: ignore[arg-type]
                 e_head = self._entry(self._head_id, self.head_commit, norm)
+            except CorruptObject:
+                raise
             except MissingObjects as e:
                 error = str(e)
             else:
@@ -322,6 +408,8 @@ class GitChecker:
             if e_head is _MISSING:
                 e_head = self._head_entries[norm] = self._entry(self._head_id,
                                                                  self.head_commit, norm)
+        except CorruptObject:
+            raise
         except MissingObjects:
             facts = self.facts(pin, path)  # says which objects are missing
             return (*classify(facts), facts.commit)
