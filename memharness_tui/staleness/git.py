@@ -25,7 +25,7 @@ from .verdicts import GitFacts, classify, classify_reached
 
 __all__ = [
     "CorruptObject", "Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for",
-    "find_repo", "loose_damage",
+    "MAX_DIFF_BYTES", "MAX_DIFF_LINES", "BoundedPatch", "bounded_patch", "find_repo", "loose_damage", "size_text",
 ]
 
 # libgit2 re-hashes every object it reads to check it against its name ("strict hash
@@ -36,6 +36,12 @@ __all__ = [
 pygit2.settings.enable_strict_hash_verification(False)
 
 _MISSING = object()
+
+#: a file bigger than this (either side) is diffed over its first MAX_DIFF_BYTES only: a 26 MB
+#: file with every line changed cost minutes and gigabytes to diff and triage in full
+MAX_DIFF_BYTES = 2 * 1024 * 1024
+#: diff lines (all files) a diff's text or a triage reads at most; the rest is counted, not read
+MAX_DIFF_LINES = 5000
 
 
 class RepoError(Exception):
@@ -80,6 +86,61 @@ def _missing(sha: str) -> str:
     return f"objects for {short_sha(sha)} are missing (partial clone?)"
 
 
+def size_text(n: int) -> str:
+    """``26.0 MB`` / ``512 KB`` / ``80 bytes``."""
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f} MB"
+    return f"{n // 1024} KB" if n >= 1024 else f"{n} bytes"
+
+
+def _head_of(data: bytes, limit: int) -> bytes:
+    """The first ``limit`` bytes of ``data``, ending at a line end when there is one."""
+    if len(data) <= limit:
+        return data
+    cut = data.rfind(b"\n", 0, limit)
+    return data[: cut + 1] if cut >= 0 else data[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedPatch:
+    """A patch and what it was made from: libgit2's patch points into the two sides' buffers,
+    so they live as long as this does (a patch whose blobs were freed crashes when read)."""
+
+    patch: pygit2.Patch
+    note: str | None
+    sides: tuple[object, object]
+
+
+def bounded_patch(
+    repo: pygit2.Repository, old_id: str | None, new_id: str | None, *, context_lines: int = 3,
+    old_path: str | None = None, new_path: str | None = None,
+) -> BoundedPatch:
+    """The patch of one blob against another, and a note when it was too big to diff whole.
+
+    Past :data:`MAX_DIFF_BYTES` on either side only the first ``MAX_DIFF_BYTES`` of each are
+    diffed; the note says how big the file is and what was read (``diff too large: 26.0 MB,
+    425,984 lines; read the first 2.0 MB of each side``).
+    """
+    names = {k: v for k, v in (("old_as_path", old_path), ("new_as_path", new_path)) if v}
+    old = repo[old_id] if old_id else None  # None: the file is new (or gone) on that side
+    new = repo[new_id] if new_id else None
+    size = max(old.size if old is not None else 0, new.size if new is not None else 0)
+    if size <= MAX_DIFF_BYTES and old is not None and new is not None:
+        patch = old.diff(new, context_lines=context_lines, **names)
+        return BoundedPatch(patch, None, (old, new))
+    a = old.data if old is not None else b""
+    b = new.data if new is not None else b""
+    if size <= MAX_DIFF_BYTES:
+        patch = pygit2.Patch.create_from(a, b, context_lines=context_lines, **names)
+        return BoundedPatch(patch, None, (a, b))
+    lines = max(a.count(b"\n"), b.count(b"\n"))
+    note = (f"diff too large: {size_text(size)}, {lines:,} lines; "
+            f"read the first {size_text(MAX_DIFF_BYTES)} of each side")
+    a, b = _head_of(a, MAX_DIFF_BYTES), _head_of(b, MAX_DIFF_BYTES)
+    patch = pygit2.Patch.create_from(a, b, context_lines=context_lines, **names)
+    return BoundedPatch(patch, note, (a, b))
+
+
 @dataclass(frozen=True, slots=True)
 class Drift:
     """How far a path moved between a pin and HEAD.
@@ -93,11 +154,14 @@ class Drift:
     added: int
     removed: int
     files: int
+    #: set when the file was too big to diff whole (the line counts are of what was read)
+    note: str | None = None
 
     def describe(self) -> str:
         """E.g. ``3 commits since the pin, +12 -4 lines``."""
         noun = "commit" if self.commits == 1 else "commits"
-        return f"{self.commits} {noun} since the pin, +{self.added} -{self.removed} lines"
+        text = f"{self.commits} {noun} since the pin, +{self.added} -{self.removed} lines"
+        return f"{text} ({self.note})" if self.note else text
 
 
 def find_repo(path: str | os.PathLike[str] = ".") -> Path | None:
@@ -456,21 +520,54 @@ class GitChecker:
             elif all(self.entry(p, norm) != mine for p in parents):
                 count += 1
         added = removed = files = 0
-        for patch in self._patches(commit, norm):
-            _, adds, dels = patch.line_stats
+        patches, note = self._bounded_patches(commit, norm)
+        for bp in patches:
+            _, adds, dels = bp.patch.line_stats
             added += adds
             removed += dels
             files += 1
-        return Drift(commits=count, added=added, removed=removed, files=files)
+        return Drift(commits=count, added=added, removed=removed, files=files, note=note)
 
-    def diff_text(self, pin: str, path: str | None = None, *, context_lines: int = 3) -> str:
-        """Unified diff (``git diff PIN HEAD -- PATH``) of the path between pin and HEAD."""
+    def diff_text(self, pin: str, path: str | None = None, *, context_lines: int = 3,
+                  max_lines: int = MAX_DIFF_LINES) -> str:
+        """Unified diff (``git diff PIN HEAD -- PATH``) of the path between pin and HEAD.
+
+        Bounded: a file past :data:`MAX_DIFF_BYTES` is diffed over its start, and the text
+        stops after ``max_lines`` lines; a first line says so (``diff too large: …``)."""
         commit = self._commit_or_error(pin)
         norm = normalize_path(path)
         try:
-            return "".join(p.text or "" for p in self._patches(commit, norm, context_lines))
+            patches, note = self._bounded_patches(commit, norm, context_lines)
+            out: list[str] = []
+            total = 0
+            for bp in patches:
+                lines = (bp.patch.text or "").splitlines(keepends=True)
+                room = max_lines - sum(len(x) for x in out)
+                total += len(lines)
+                out.append(lines[:room] if room > 0 else [])
         except (pygit2.GitError, KeyError) as e:
             raise MissingObjects(_missing(str(commit.id))) from e
+        text = "".join(line for chunk in out for line in chunk)
+        notes = [note] if note else []
+        if total > max_lines:
+            notes.append(f"showing the first {max_lines:,} of {total:,} diff lines")
+        return "".join(f"# {n}\n" for n in notes) + text
+
+    def _bounded_patches(
+        self, commit: pygit2.Commit, path: str | None, context_lines: int = 3
+    ) -> tuple[list[BoundedPatch], str | None]:
+        """:meth:`_patches`, but a single file too big to diff whole is diffed over its start
+        (:func:`bounded_patch`); the note says so."""
+        if path is not None:
+            e_pin = self.entry(commit, path)
+            e_head = self.entry(self.head_commit, path)
+            if e_pin is not None and e_head is not None and not (e_pin[1] or e_head[1]):
+                if e_pin[0] == e_head[0]:
+                    return [], None
+                bp = bounded_patch(self.repo, e_pin[0], e_head[0], context_lines=context_lines,
+                                   old_path=path, new_path=path)
+                return [bp], bp.note
+        return [BoundedPatch(p, None, ()) for p in self._patches(commit, path, context_lines)], None
 
     def _patches(
         self, commit: pygit2.Commit, path: str | None, context_lines: int = 3
