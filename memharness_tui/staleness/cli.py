@@ -298,7 +298,7 @@ def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[
     """``--watch``: one summary line per settled HEAD change, until Ctrl+C (exit 0)."""
     from .git_head import HeadProbe
     from .report import counts_line
-    from .watch import watch
+    from .watch import StopWatching, watch
 
     if args.poll <= 0 or args.settle < 0:
         raise _UsageError("--poll must be positive and --settle not negative")
@@ -306,6 +306,8 @@ def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[
     spass.open_checkers()  # an unusable repo fails now, with the usual one line
 
     def one_pass() -> str:
+        if not Path(db).is_file():  # a pass would open (create) an empty file: "0 stale"
+            raise StopWatching(f"the database {db} is gone (deleted or moved); stopped watching")
         report = spass.run()
         return counts_line(report, _triaged(report, db, repos))
 
@@ -321,6 +323,8 @@ def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[
               max_polls=args.max_polls)
     except KeyboardInterrupt:
         print("stopped watching", file=sys.stderr)
+    except StopWatching as e:
+        return _error(str(e))
     return 0
 
 

@@ -25,7 +25,7 @@ from .verdicts import GitFacts, classify, classify_reached
 
 __all__ = [
     "CorruptObject", "Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for",
-    "MAX_DIFF_BYTES", "MAX_DIFF_LINES", "BoundedPatch", "bounded_patch", "find_repo", "loose_damage", "size_text",
+    "MAX_DIFF_BYTES", "MAX_DIFF_LINES", "BoundedPatch", "bounded_patch", "find_repo", "loose_damage", "size_text", "unreadable",
 ]
 
 # libgit2 re-hashes every object it reads to check it against its name ("strict hash
@@ -61,6 +61,20 @@ class CorruptObject(RepoError):
         self.repo, self.oid = repo, oid
         super().__init__(f"{repo}: git object {oid} ({kind}) is damaged and cannot be read "
                          f"({why}); run `git fsck` there")
+
+
+def unreadable(path: Path) -> str | None:
+    """Why a folder (or its ``.git``) cannot be read, when git found no repo there because of
+    that: libgit2 calls a folder it may not list "not a git repository"."""
+    for folder in (path, path / ".git"):
+        try:
+            if folder.is_dir():
+                os.listdir(folder)
+        except PermissionError:
+            return f"{folder}: cannot be read (permission denied); check the folder's permissions"
+        except OSError as e:
+            return f"{folder}: cannot be read ({(e.strerror or str(e)).lower()})"
+    return None
 
 
 def loose_damage(git_dir: str | os.PathLike[str], oid: str) -> str | None:
@@ -193,11 +207,11 @@ class GitChecker:
             raise RepoError(f"{p}: no such folder")
         found = pygit2.discover_repository(str(p))
         if not found:
-            raise RepoError(f"{p}: not a git repository")
+            raise RepoError(unreadable(p) or f"{p}: not a git repository")
         try:
             repo = pygit2.Repository(found)
         except (pygit2.GitError, KeyError, ValueError) as e:
-            raise RepoError(f"{p}: cannot open git repository: {e}") from e
+            raise RepoError(unreadable(p) or f"{p}: cannot open git repository: {e}") from e
         if repo.head_is_unborn:
             if not any(True for _ in repo.references):
                 raise RepoError(f"{p}: the git repository is empty (HEAD has no commits)")
@@ -553,12 +567,40 @@ class GitChecker:
             notes.append(f"showing the first {max_lines:,} of {total:,} diff lines")
         return "".join(f"# {n}\n" for n in notes) + text
 
+    def _gitlink(self, commit: pygit2.Commit, path: str) -> str | None:
+        """The commit a submodule at ``path`` is at in ``commit`` (None: not a submodule)."""
+        tree = self._trees.get(commit.id) or self._tree_of(commit.id, commit)
+        try:
+            obj = tree[path]
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return str(obj.id) if obj.filemode == pygit2.enums.FileMode.COMMIT else None
+
+    def submodule_change(self, commit: pygit2.Commit, path: str) -> str | None:
+        """A sentence when ``path`` is a submodule at the pin or at HEAD (its commits are in
+        its own repo: this one can only say which commit it is at), else None."""
+        at_pin = self._gitlink(commit, path)
+        at_head = self._gitlink(self.head_commit, path)
+        if at_pin is None and at_head is None:
+            return None
+        if at_pin == at_head:
+            return f"{path} is a submodule at {short_sha(at_pin or '')}, unchanged since the pin"
+        if at_pin is None or at_head is None:
+            where = "at HEAD" if at_pin is None else "at the pin"
+            return f"{path} is a submodule only {where} (at {short_sha(at_pin or at_head or '')})"
+        return (f"{path} is a submodule: its commit moved from {short_sha(at_pin)} to "
+                f"{short_sha(at_head)} (its changes are in its own repo)")
+
     def _bounded_patches(
         self, commit: pygit2.Commit, path: str | None, context_lines: int = 3
     ) -> tuple[list[BoundedPatch], str | None]:
         """:meth:`_patches`, but a single file too big to diff whole is diffed over its start
-        (:func:`bounded_patch`); the note says so."""
+        (:func:`bounded_patch`); the note says so. A submodule has no diff here: the note says
+        which commits it moved between."""
         if path is not None:
+            sub = self.submodule_change(commit, path)
+            if sub is not None:
+                return [], sub
             e_pin = self.entry(commit, path)
             e_head = self.entry(self.head_commit, path)
             if e_pin is not None and e_head is not None and not (e_pin[1] or e_head[1]):

@@ -69,6 +69,9 @@ def path_change(
         e_head = checker.entry(checker.head_commit, norm)
         if e_head is not None and e_head[0] == e_pin[0]:
             return PathChange(norm, "unchanged")
+        sub = checker.submodule_change(commit, norm)
+        if sub is not None:  # its commits are in its own repo: say what this one knows
+            return PathChange(norm, "error", error=sub)
         repo = checker.repo
         if e_head is None:
             moves = renames() if renames is not None else find_renames(checker, pin)
