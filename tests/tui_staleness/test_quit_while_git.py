@@ -65,3 +65,4 @@ async def test_a_cancelled_question_is_told_to_stop_between_steps() -> None:
     release.set()
     with pytest.raises(gitsvc.Stopped):
         gitsvc._check(stops[0])
+
