@@ -107,8 +107,8 @@ def path_change(
             notes: list[str] = []
             diff = repo.diff(old, new, context_lines=context_lines)
             for delta in diff.deltas:  # each file by itself: a huge one is diffed over its start
-                if delta.is_binary:
-                    continue
+                if delta.is_binary or _COMMIT in (delta.old_file.mode, delta.new_file.mode):
+                    continue  # a submodule inside the folder: its commits are not in this repo
                 name = delta.new_file.path or delta.old_file.path
                 bp = bounded_patch(repo, _oid(delta.old_file.id), _oid(delta.new_file.id),
                                    context_lines=context_lines, old_path=name, new_path=name)
@@ -146,6 +146,9 @@ def _note(note: str | None, budget: _Budget) -> str | None:
         cut = f"read the first {budget.total - budget.skipped:,} of {budget.total:,} diff lines"
         return f"{note}; {cut}" if note else f"diff too large: {cut}"
     return note
+
+
+_COMMIT = pygit2.enums.FileMode.COMMIT
 
 
 def _oid(oid: pygit2.Oid) -> str | None:

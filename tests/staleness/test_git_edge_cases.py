@@ -125,3 +125,18 @@ def test_an_unreadable_repo_folder_says_it_cannot_be_read(tmp_path: Path) -> Non
     assert proc.stderr == ""
     assert proc.stdout.strip() == (f"{tmp_path / 'repo'}: cannot be read (permission denied); "
                                    "check the folder's permissions")
+
+
+
+def test_a_folder_holding_a_submodule_is_still_triaged(tmp_path: Path) -> None:
+    """The folder's files are diffed; the submodule in it is left out, not an error."""
+    repo = Repo.init(tmp_path / "repo")
+    repo.write({"vendor/x.py": "TOKEN = 1\n"})
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},vendor/mod")
+    pin = repo.commit("pin")
+    repo.write({"vendor/x.py": "TOKEN = 2\n"})
+    repo.git("update-index", "--cacheinfo", f"160000,{'2' * 40},vendor/mod")
+    repo.commit("change both")
+    result = Triager([repo.path]).analyse("TOKEN is 1", pin, "vendor")
+    assert result.outcome == "touches", result.summary
+    assert [h.file for h in result.hunks] == ["vendor/x.py"]
