@@ -253,7 +253,11 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 
 
 def _cmd_remember(args: argparse.Namespace) -> int:
+    from .hygiene.nudges import REMEMBER_SIMILAR_LIMIT, remember_note, remember_text
+
     with _open(args, readonly=False) as store:
+        # the server's dedup gate: read before the write, so the fact is not compared to itself
+        similar = store.near_duplicates(args.subject, args.fact, limit=REMEMBER_SIMILAR_LIMIT)
         new_id, tx_at = store.remember(
             args.subject,
             args.fact,
@@ -263,7 +267,9 @@ def _cmd_remember(args: argparse.Namespace) -> int:
             kind=args.kind,
             **_provenance_args(args),
         )
-    _emit(args, {"id": new_id, "tx_at": tx_at}, lambda _: f"Remembered as fact #{new_id}.")
+    note = remember_note(args.subject, args.fact, similar, pinned=args.source_commit is not None)
+    data = {"id": new_id, "tx_at": tx_at, "note": note.removeprefix(" Note: ") or None}
+    _emit(args, data, lambda _: remember_text(new_id, note))
     return 0
 
 

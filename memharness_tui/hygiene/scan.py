@@ -1,0 +1,228 @@
+"""One hygiene scan over the beliefs (current, or as of a time): every flag, in one read.
+
+Rows are read subject by subject (``idx_facts_subject`` order), so memory holds one subject's
+comparison block (at most the reference's 1,000 rows) plus the flags, never the table. The
+row rules (code map, compound, over-limit, pins) run on every row as it streams past; the
+near-duplicate comparison runs once per subject on its first 1,000 rows by id — the rows the
+reference's ``nearDuplicates`` reads — and the report says which subjects had more.
+
+``scan`` runs on the thread that owns ``store``; a UI calls ``scan_path`` from a worker thread
+(its own read-only Store), with ``progress`` and ``cancel``. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memharness_tui.store import sql
+from memharness_tui.store.hygiene_similarity import (
+    MIN_SIMILARITY,
+    SUBJECT_CAP,
+    token_set,
+    unpack_embedding,
+)
+from memharness_tui.store.timeutil import normalize_iso
+
+from .pairs import clusters, cosine_pairs, jaccard_pairs
+from .rules import MAX_FACT_CHARS, atomicity_rule, js_length, looks_like_code_map, subject_key
+from .types import (
+    CapNote,
+    ChainAnomaly,
+    CodeMapFlag,
+    CompoundFlag,
+    DuplicateGroup,
+    Fragment,
+    HygieneReport,
+    PinFlag,
+)
+
+if TYPE_CHECKING:
+    from memharness_tui.store import Store
+
+__all__ = ["ScanCancelled", "scan", "scan_path"]
+
+Progress = Callable[[int, int], None]
+"""Told ``(rows read, rows to read)`` every few thousand rows and at the end."""
+
+#: Rows between progress reports and cancel checks.
+PROGRESS_EVERY = 5_000
+#: Pairs of embedded rows compared by cosine per subject at most (pure Python, ~20 µs a pair
+#: at 384 dimensions); a subject with more is named in the report (``cosine_skipped``).
+COSINE_PAIR_BUDGET = 20_000
+
+
+class ScanCancelled(Exception):  # noqa: N818 - a signal, not an error
+    """The caller's ``cancel`` was set; the scan stopped (nothing was written)."""
+
+
+_COLS = ("f.id, f.subject, f.fact, f.source_commit, f.freshness, f.source_path, "
+         "f.embedding_dim")
+
+
+def _rows_sql(as_of: bool) -> str:
+    belief = sql.AS_OF_FILTER if as_of else sql.CURRENT_FILTER
+    return f"SELECT {_COLS} FROM facts f WHERE {belief} ORDER BY f.subject, f.id"
+
+
+_COUNT_SQL = "SELECT COUNT(*) FROM facts"
+_EMBEDDINGS_SQL = "SELECT f.id, f.embedding FROM facts f WHERE f.id IN ({})"
+# A retracted row that has a successor: E3's two shapes (revise of a retracted row, or a
+# retraction in the middle of a chain). Few; no index needed beyond the scan SQLite does.
+_RETRACTED_LINKS = """SELECT f.id, f.subject, f.retracted_at, f.superseded_by FROM facts f
+WHERE f.retracted_at IS NOT NULL AND f.superseded_by IS NOT NULL"""
+_LINK = "SELECT f.id, f.tx_at, f.superseded_by, f.retracted_at FROM facts f WHERE f.id = ?"
+
+
+@dataclass
+class _Block:
+    subject: str
+    count: int = 0
+    ids: list[int] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+    dims: list[int | None] = field(default_factory=list)
+
+
+def scan_path(path: str, *, as_of: str | None = None, progress: Progress | None = None,
+              cancel: threading.Event | None = None,
+              min_similarity: float = MIN_SIMILARITY) -> HygieneReport:
+    """``scan`` on a read-only Store of its own (for a worker thread)."""
+    from memharness_tui.store import Store
+
+    with Store.open(path, readonly=True) as store:
+        store.without_memory_map()
+        return scan(store, as_of=as_of, progress=progress, cancel=cancel,
+                    min_similarity=min_similarity)
+
+
+def scan(store: Store, *, as_of: str | None = None, progress: Progress | None = None,
+         cancel: threading.Event | None = None,
+         min_similarity: float = MIN_SIMILARITY) -> HygieneReport:
+    """Every hygiene flag over the beliefs at ``as_of`` (default: now). Raises ScanCancelled."""
+    t = normalize_iso(as_of, "as_of") if as_of is not None else None
+    conn = store.conn
+    params: dict[str, Any] = {"as_of": t} if t is not None else {"now": store.clock.peek()}
+    total = int(conn.execute(_COUNT_SQL).fetchone()[0]) if progress is not None else 0
+    report = HygieneReport(as_of=t, min_similarity=min_similarity)
+    by_key: dict[str, list[tuple[str, int]]] = {}
+    read = 0
+    block: _Block | None = None
+
+    def finish(b: _Block) -> None:
+        by_key.setdefault(subject_key(b.subject), []).append((b.subject, b.count))
+        if b.count > SUBJECT_CAP:
+            report.capped.append(CapNote(b.subject, b.count, SUBJECT_CAP))
+        if len(b.ids) > 1:
+            _compare(store, b, report, min_similarity)
+
+    cursor = conn.execute(_rows_sql(t is not None), params)
+    while True:
+        chunk = cursor.fetchmany(PROGRESS_EVERY)
+        if not chunk:
+            break
+        if cancel is not None and cancel.is_set():
+            raise ScanCancelled("the hygiene scan was cancelled; nothing was written")
+        for fid, subject, fact, commit, freshness, path, dim in chunk:
+            if block is None or subject != block.subject:
+                if block is not None:
+                    finish(block)
+                block = _Block(subject)
+            block.count += 1
+            if block.count <= SUBJECT_CAP:
+                block.ids.append(fid)
+                block.facts.append(fact)
+                block.dims.append(dim)
+            _row_rules(report, fid, subject, fact, commit, freshness, path)
+        read += len(chunk)
+        if progress is not None:
+            progress(read, total)
+    if block is not None:
+        finish(block)
+    report.rows = read
+    report.fragments = sorted(
+        (Fragment(key, sorted(subjects, key=lambda sc: (-sc[1], sc[0])))
+         for key, subjects in by_key.items() if len(subjects) > 1),
+        key=lambda f: (-sum(c for _, c in f.subjects), f.key),
+    )
+    report.duplicates.sort(key=lambda g: (-len(g.ids), -g.max_similarity, g.ids[0]))
+    report.chains = _chain_anomalies(conn, t)
+    if progress is not None:
+        progress(read, max(total, read))
+    return report
+
+
+def _row_rules(report: HygieneReport, fid: int, subject: str, fact: str,
+               commit: str | None, freshness: str | None, path: str | None) -> None:
+    n = len(fact) if fact.isascii() else js_length(fact)
+    if n > MAX_FACT_CHARS:
+        report.over_limit.append(CompoundFlag(fid, subject, "over-limit", n))
+    elif (";" in fact and n > 60) or n > 280:
+        rule = atomicity_rule(fact)
+        if rule is not None:
+            report.compound.append(CompoundFlag(fid, subject, rule, n))
+    if commit is None and subject.startswith("project:") and n >= 200 \
+            and looks_like_code_map(fact):
+        report.code_maps.append(CodeMapFlag(fid, subject, n))
+    if freshness == "stale" or freshness == "unresolved":
+        report.pins.append(PinFlag(fid, subject, freshness, path))
+
+
+def _compare(store: Store, b: _Block, report: HygieneReport, threshold: float) -> None:
+    sets = [token_set(f) for f in b.facts]
+    pairs = jaccard_pairs(sets, threshold)
+    embedded = [i for i, d in enumerate(b.dims) if d]
+    if len(embedded) > 1:
+        n = len(embedded)
+        if n * (n - 1) // 2 > COSINE_PAIR_BUDGET:
+            report.cosine_skipped.append(CapNote(b.subject, n, 0))
+        else:
+            vectors: list[tuple[float, ...] | None] = [None] * len(b.ids)
+            wanted = {b.ids[i]: i for i in embedded}
+            marks = ",".join("?" * n)
+            for fid, blob in store.conn.execute(_EMBEDDINGS_SQL.format(marks), list(wanted)):
+                i = wanted[fid]
+                vectors[i] = unpack_embedding(blob, b.dims[i])
+            for key, cos in cosine_pairs(vectors, threshold).items():
+                if cos > pairs.get(key, -1.0):
+                    pairs[key] = cos
+    if not pairs:
+        return
+    for group in clusters(len(b.ids), pairs):
+        members = set(group)
+        links = sorted(((b.ids[x], b.ids[y], s) for (x, y), s in pairs.items()
+                        if x in members), key=lambda p: (-p[2], p[0], p[1]))
+        report.duplicates.append(DuplicateGroup(
+            subject=b.subject, ids=[b.ids[x] for x in group],
+            facts={b.ids[x]: b.facts[x] for x in group}, pairs=links))
+
+
+def _chain_anomalies(conn: Any, t: str | None) -> list[ChainAnomaly]:
+    """E3: retractions in the middle of a chain, and live heads with a retracted ancestor.
+
+    At ``t`` a row counts only once written (``tx_at <= t``), a retraction only once made.
+    """
+    def known(row: Any) -> bool:
+        return row is not None and (t is None or row[1] <= t)
+
+    out: list[ChainAnomaly] = []
+    for rid, subject, retracted_at, succ in conn.execute(_RETRACTED_LINKS).fetchall():
+        if t is not None and retracted_at > t:
+            continue
+        row = conn.execute(_LINK, (succ,)).fetchone()
+        if not known(row):
+            continue  # not yet superseded at t
+        if retracted_at > row[1]:
+            out.append(ChainAnomaly("mid-chain-retraction", rid, subject, row[0]))
+        seen = {rid, row[0]}
+        while row[2] is not None:
+            nxt = conn.execute(_LINK, (row[2],)).fetchone()
+            if not known(nxt) or nxt[0] in seen:
+                break
+            seen.add(nxt[0])
+            row = nxt
+        if row[3] is None or (t is not None and row[3] > t):
+            out.append(ChainAnomaly("retracted-ancestor", row[0], subject, rid))
+    out.sort(key=lambda a: (a.kind, a.id, a.related))
+    return out
