@@ -140,6 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     else:
         add_staleness(sub)
 
+    from .cli_hygiene import add_parser as add_hygiene
+
+    add_hygiene(sub, _common)
+
     sv = sub.add_parser("serve", help="serve the app to a browser on localhost")
     sv.add_argument("--port", type=_integer, default=8000)
     sv.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
@@ -348,6 +352,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .tui.app import run_app
 
             return run_app(args.db, readonly=args.readonly, demo=args.demo)
+        if args.command == "hygiene":
+            from .cli_hygiene import run as run_hygiene
+
+            return run_hygiene(args, _open)
         if args.command == "staleness":
             from .staleness.cli import run as run_staleness
 

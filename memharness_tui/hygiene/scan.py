@@ -157,16 +157,16 @@ def _row_rules(report: HygieneReport, fid: int, subject: str, fact: str,
                commit: str | None, freshness: str | None, path: str | None) -> None:
     n = len(fact) if fact.isascii() else js_length(fact)
     if n > MAX_FACT_CHARS:
-        report.over_limit.append(CompoundFlag(fid, subject, "over-limit", n))
+        report.over_limit.append(CompoundFlag(fid, subject, "over-limit", n, fact))
     elif (";" in fact and n > 60) or n > 280:
         rule = atomicity_rule(fact)
         if rule is not None:
-            report.compound.append(CompoundFlag(fid, subject, rule, n))
+            report.compound.append(CompoundFlag(fid, subject, rule, n, fact))
     if commit is None and subject.startswith("project:") and n >= 200 \
             and looks_like_code_map(fact):
-        report.code_maps.append(CodeMapFlag(fid, subject, n))
+        report.code_maps.append(CodeMapFlag(fid, subject, n, fact))
     if freshness == "stale" or freshness == "unresolved":
-        report.pins.append(PinFlag(fid, subject, freshness, path))
+        report.pins.append(PinFlag(fid, subject, freshness, path, fact))
 
 
 def _compare(store: Store, b: _Block, report: HygieneReport, threshold: float) -> None:

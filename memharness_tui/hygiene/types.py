@@ -65,6 +65,7 @@ class CodeMapFlag:
     id: int
     subject: str
     length: int
+    fact: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,7 @@ class CompoundFlag:
     subject: str
     rule: str
     length: int
+    fact: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,7 @@ class PinFlag:
     subject: str
     freshness: str
     source_path: str | None
+    fact: str
 
 
 @dataclass(frozen=True, slots=True)
