@@ -62,6 +62,7 @@ def run(args: argparse.Namespace, open_store: object) -> int:
         report = HygieneReport(as_of=normalize_iso(args.as_of, "--as-of") if args.as_of else None)
     else:
         with open_store(args, readonly=True) as store:  # type: ignore[operator]
+            store.without_memory_map()  # one pass over the file: keep RSS to what we hold
             report = scan(store, as_of=args.as_of)
     if fmt == "json":
         text = json.dumps(report.to_dict(), ensure_ascii=False, indent=2)

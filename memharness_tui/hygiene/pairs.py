@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, count
 
 from memharness_tui.store.hygiene_similarity import cosine_similarity
 
@@ -28,37 +28,42 @@ def _prefix_len(n: int, t: float) -> int:
     return n - math.ceil(t * n - 1e-9) + 1
 
 
-def jaccard_pairs(sets: Sequence[frozenset[str]], threshold: float) -> dict[tuple[int, int], float]:
-    """Every ``(a, b)`` (a < b, indexes into ``sets``) with Jaccard >= ``threshold`` > 0."""
+def jaccard_pairs(sets: Sequence[set[str] | frozenset[str]], threshold: float) -> dict[tuple[int, int], float]:
+    """Every ``(a, b)`` (a < b, indexes into ``sets``) with Jaccard >= ``threshold`` > 0.
+
+    AllPairs: rows are visited shortest first; a row probes the index with its first
+    ``n - ceil(t·n) + 1`` tokens and is indexed under only its first ``n - ceil(2t/(1+t)·n) + 1``
+    (a longer later row needs an overlap of at least ``2t/(1+t)`` of the shorter one).
+    """
     freq = Counter(chain.from_iterable(sets))
-    rank = {tok: r for r, tok in enumerate(sorted(freq, key=lambda k: (freq[k], k)))}
+    # any fixed order is correct; rarest first keeps the candidate lists short
+    rank = dict(zip(sorted(freq, key=freq.__getitem__), count(), strict=False))
     by_rank = rank.__getitem__
+    mid = 2 * threshold / (1 + threshold)
     index: dict[str, list[int]] = {}
     out: dict[tuple[int, int], float] = {}
-    for i, s in enumerate(sets):
+    order = sorted((i for i in range(len(sets)) if sets[i]), key=lambda i: len(sets[i]))
+    for i in order:
+        s = sets[i]
         n = len(s)
-        if n == 0:
-            continue
-        prefix = sorted(s, key=by_rank)[: _prefix_len(n, threshold)]
+        toks = sorted(s, key=by_rank)
         seen: set[int] = set()
-        for tok in prefix:
+        probe, keep = _prefix_len(n, threshold), _prefix_len(n, mid)  # keep <= probe
+        for k, tok in enumerate(toks[:probe]):
             posting = index.get(tok)
             if posting is None:
-                index[tok] = [i]
-                continue
-            seen.update(posting)
-            posting.append(i)
-        # a set at most t·n or at least n/t long cannot reach t (length filter)
-        lo, hi = threshold * n - 1e-9, n / threshold + 1e-9
-        for j in seen:
-            other = sets[j]
-            m = len(other)
-            if m < lo or m > hi:
-                continue
-            inter = len(s & other)
-            sim = inter / (n + m - inter)
-            if sim >= threshold:
-                out[(j, i)] = sim
+                if k < keep:
+                    index[tok] = [i]
+            else:
+                seen.update(posting)
+                if k < keep:
+                    posting.append(i)
+        if not seen:
+            continue
+        lo = threshold * n - 1e-9  # earlier rows are no longer; one under t·n cannot reach t
+        for j, m, inter in [(j, len(sets[j]), len(s & sets[j])) for j in seen]:
+            if m >= lo and inter / (n + m - inter) >= threshold:
+                out[(j, i) if j < i else (i, j)] = inter / (n + m - inter)
     return out
 
 

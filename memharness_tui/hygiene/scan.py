@@ -1,10 +1,11 @@
 """One hygiene scan over the beliefs (current, or as of a time): every flag, in one read.
 
-Rows are read subject by subject (``idx_facts_subject`` order), so memory holds one subject's
-comparison block (at most the reference's 1,000 rows) plus the flags, never the table. The
-row rules (code map, compound, over-limit, pins) run on every row as it streams past; the
-near-duplicate comparison runs once per subject on its first 1,000 rows by id — the rows the
-reference's ``nearDuplicates`` reads — and the report says which subjects had more.
+Rows stream in id order (one pass, no sort: SQLite walks an index it already has). The row
+rules (code map, compound, over-limit, pins) run on each row as it passes. For near-duplicates
+each subject keeps its first 1,000 rows by id — the rows the reference's ``nearDuplicates``
+reads — as one string of its tokens each; a subject's block is compared as soon as it is full and
+dropped, the rest at the end, so memory holds at most 1,000 rows of tokens per subject (never
+the texts: a group's texts are read back by id). The report names the subjects that had more.
 
 ``scan`` runs on the thread that owns ``store``; a UI calls ``scan_path`` from a worker thread
 (its own read-only Store), with ``progress`` and ``cancel``. Nothing here writes.
@@ -64,11 +65,12 @@ _COLS = ("f.id, f.subject, f.fact, f.source_commit, f.freshness, f.source_path, 
 
 def _rows_sql(as_of: bool) -> str:
     belief = sql.AS_OF_FILTER if as_of else sql.CURRENT_FILTER
-    return f"SELECT {_COLS} FROM facts f WHERE {belief} ORDER BY f.subject, f.id"
+    return f"SELECT {_COLS} FROM facts f WHERE {belief} ORDER BY f.id"
 
 
 _COUNT_SQL = "SELECT COUNT(*) FROM facts"
 _EMBEDDINGS_SQL = "SELECT f.id, f.embedding FROM facts f WHERE f.id IN ({})"
+_TEXTS_SQL = "SELECT f.id, f.fact FROM facts f WHERE f.id IN ({})"
 # A retracted row that has a successor: E3's two shapes (revise of a retracted row, or a
 # retraction in the middle of a chain). Few; no index needed beyond the scan SQLite does.
 _RETRACTED_LINKS = """SELECT f.id, f.subject, f.retracted_at, f.superseded_by FROM facts f
@@ -81,8 +83,9 @@ class _Block:
     subject: str
     count: int = 0
     ids: list[int] = field(default_factory=list)
-    facts: list[str] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)  # each row's token set, space-joined
     dims: list[int | None] = field(default_factory=list)
+    done: bool = False
 
 
 def scan_path(path: str, *, as_of: str | None = None, progress: Progress | None = None,
@@ -106,16 +109,8 @@ def scan(store: Store, *, as_of: str | None = None, progress: Progress | None = 
     params: dict[str, Any] = {"as_of": t} if t is not None else {"now": store.clock.peek()}
     total = int(conn.execute(_COUNT_SQL).fetchone()[0]) if progress is not None else 0
     report = HygieneReport(as_of=t, min_similarity=min_similarity)
-    by_key: dict[str, list[tuple[str, int]]] = {}
+    blocks: dict[str, _Block] = {}
     read = 0
-    block: _Block | None = None
-
-    def finish(b: _Block) -> None:
-        by_key.setdefault(subject_key(b.subject), []).append((b.subject, b.count))
-        if b.count > SUBJECT_CAP:
-            report.capped.append(CapNote(b.subject, b.count, SUBJECT_CAP))
-        if len(b.ids) > 1:
-            _compare(store, b, report, min_similarity)
 
     cursor = conn.execute(_rows_sql(t is not None), params)
     while True:
@@ -125,21 +120,28 @@ def scan(store: Store, *, as_of: str | None = None, progress: Progress | None = 
         if cancel is not None and cancel.is_set():
             raise ScanCancelled("the hygiene scan was cancelled; nothing was written")
         for fid, subject, fact, commit, freshness, path, dim in chunk:
-            if block is None or subject != block.subject:
-                if block is not None:
-                    finish(block)
-                block = _Block(subject)
+            block = blocks.get(subject)
+            if block is None:
+                block = blocks[subject] = _Block(subject)
             block.count += 1
-            if block.count <= SUBJECT_CAP:
+            if not block.done:
                 block.ids.append(fid)
-                block.facts.append(fact)
+                block.tokens.append(" ".join(token_set(fact)))
                 block.dims.append(dim)
+                if block.count == SUBJECT_CAP:
+                    _finish(store, block, report, min_similarity)
             _row_rules(report, fid, subject, fact, commit, freshness, path)
         read += len(chunk)
         if progress is not None:
             progress(read, total)
-    if block is not None:
-        finish(block)
+    by_key: dict[str, list[tuple[str, int]]] = {}
+    for block in blocks.values():
+        if not block.done:
+            _finish(store, block, report, min_similarity)
+        by_key.setdefault(subject_key(block.subject), []).append((block.subject, block.count))
+        if block.count > SUBJECT_CAP:
+            report.capped.append(CapNote(block.subject, block.count, SUBJECT_CAP))
+    report.capped.sort(key=lambda c: (-c.count, c.subject))
     report.rows = read
     report.fragments = sorted(
         (Fragment(key, sorted(subjects, key=lambda sc: (-sc[1], sc[0])))
@@ -169,9 +171,16 @@ def _row_rules(report: HygieneReport, fid: int, subject: str, fact: str,
         report.pins.append(PinFlag(fid, subject, freshness, path, fact))
 
 
+def _finish(store: Store, b: _Block, report: HygieneReport, threshold: float) -> None:
+    """Compare a subject's block and let its rows go (later rows are past the cap)."""
+    if len(b.ids) > 1:
+        _compare(store, b, report, threshold)
+    b.done = True
+    b.ids, b.tokens, b.dims = [], [], []
+
+
 def _compare(store: Store, b: _Block, report: HygieneReport, threshold: float) -> None:
-    sets = [token_set(f) for f in b.facts]
-    pairs = jaccard_pairs(sets, threshold)
+    pairs = jaccard_pairs([set(ts.split()) for ts in b.tokens], threshold)
     embedded = [i for i, d in enumerate(b.dims) if d]
     if len(embedded) > 1:
         n = len(embedded)
@@ -189,13 +198,19 @@ def _compare(store: Store, b: _Block, report: HygieneReport, threshold: float) -
                     pairs[key] = cos
     if not pairs:
         return
-    for group in clusters(len(b.ids), pairs):
-        members = set(group)
+    groups = clusters(len(b.ids), pairs)
+    members = sorted({b.ids[x] for g in groups for x in g})
+    texts: dict[int, str] = {}
+    for k in range(0, len(members), 500):
+        part = members[k:k + 500]
+        texts.update(store.conn.execute(_TEXTS_SQL.format(",".join("?" * len(part))), part))
+    for group in groups:
+        inside = set(group)
         links = sorted(((b.ids[x], b.ids[y], s) for (x, y), s in pairs.items()
-                        if x in members), key=lambda p: (-p[2], p[0], p[1]))
+                        if x in inside), key=lambda p: (-p[2], p[0], p[1]))
         report.duplicates.append(DuplicateGroup(
             subject=b.subject, ids=[b.ids[x] for x in group],
-            facts={b.ids[x]: b.facts[x] for x in group}, pairs=links))
+            facts={b.ids[x]: texts.get(b.ids[x], "") for x in group}, pairs=links))
 
 
 def _chain_anomalies(conn: Any, t: str | None) -> list[ChainAnomaly]:

@@ -45,13 +45,15 @@ STOPWORDS: frozenset[str] = frozenset((
 _TOKEN = re.compile(r"[a-z0-9]{3,}")
 
 
-def token_set(text: str) -> frozenset[str]:
+def token_set(text: str) -> set[str]:
     """``tokenSet(text)``: the significant tokens (JS ``toLowerCase`` and Python's ``lower``
     agree on every character that lower-cases into ASCII)."""
-    return frozenset(_TOKEN.findall(text.lower())).difference(STOPWORDS)
+    tokens = set(_TOKEN.findall(text.lower()))
+    tokens -= STOPWORDS
+    return tokens
 
 
-def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
+def jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:
     """``jaccard(a, b)``: 0 when either set is empty."""
     if not a or not b:
         return 0.0
