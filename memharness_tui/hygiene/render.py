@@ -83,12 +83,12 @@ def _sections(r: HygieneReport, esc: Callable[[str], str],
                 lines.append(f"#{a.id} {subj(a.subject)} is live but descends from retracted "
                              f"#{a.related}")
         out.append(("Chain anomalies (a retraction inside a supersession chain)", lines))
-    for kind, heading in (("stale", "pinned facts whose code moved past their commit "
+    for kind, heading in (("stale", "whose code moved past its commit "
                                     "(re-verify, then revise or retract)"),
-                          ("unresolved", "pinned facts whose commit could not be verified")):
+                          ("unresolved", "whose commit could not be verified")):
         pins = [p for p in r.pins if p.freshness == kind]
         if pins:
-            out.append((f"{len(pins):,} {heading}",
+            out.append((f"{_plural(len(pins), 'pinned fact')} {heading}",
                         [f"#{p.id} {subj(p.subject)}"
                          + (f" {esc(p.source_path)}" if p.source_path else "")
                          + f" {snip(p.fact)}" for p in pins]))
