@@ -103,3 +103,14 @@ def test_remember_json_carries_the_note(capsys: pytest.CaptureFixture[str], tmp_
     data = json.loads(out)
     assert code == 0 and data["id"] == 2
     assert data["note"].startswith("this closely resembles existing belief(s) in 'user': #1 (sim ")
+
+
+def test_subjects_are_data_too(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = str(tmp_path / "esc.db")
+    with Store.open(path, clock=FakeClock()) as s:
+        s.remember("evil\x1b]52;c;aGk=\x07", "likes green tea in the morning")
+        s.remember("evil\x1b]52;c;aGk=\x07", "likes green tea in the morning!")
+    code, out, _ = run(capsys, "hygiene", "--db", path)
+    assert code == 0 and "[evil\\x1b]52;c;aGk=\\x07]" in out and "\x1b" not in out
+    code, out, _ = run(capsys, "hygiene", "--db", path, "--format", "markdown")
+    assert "\x1b" not in out and "\x07" not in out and "`evil]52;c;aGk=`" in out

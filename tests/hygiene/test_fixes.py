@@ -184,3 +184,13 @@ def test_a_read_only_store_refuses_and_writes_nothing(store: Store, db: Path) ->
         with pytest.raises(ReadOnlyError):
             apply(ro, plan)
     assert dump_facts(db) == before
+
+
+def test_a_fact_revised_after_the_preview_refuses_the_whole_fix(store: Store, db: Path) -> None:
+    ids = _group(store)
+    plan = plan_refile(store, ids, "person")
+    store.revise(ids[0], "likes matcha")  # another writer, between preview and confirm
+    before = dump_facts(db)
+    with pytest.raises(InvalidInput, match=f"fact #{ids[0]} changed since the preview"):
+        apply(store, plan)
+    assert dump_facts(db) == before

@@ -202,3 +202,22 @@ def test_an_empty_or_fresh_store_has_nothing_to_say(tmp_path: Path) -> None:
     with Store.open(str(tmp_path / "fresh.db"), clock=FakeClock()) as s:
         r = scan(s)
     assert r.empty and r.rows == 0
+
+
+def test_with_embeddings_each_pair_carries_the_references_folded_number(tmp_path: Path) -> None:
+    from memharness_tui.store.hygiene_similarity import unpack_embedding
+    from tests.hygiene.builders import build_near_dup_store
+
+    store = build_near_dup_store(tmp_path / "near.db")
+    try:
+        vectors = {fid: unpack_embedding(blob, dim) for fid, blob, dim in store.conn.execute(
+            "SELECT id, embedding, embedding_dim FROM facts WHERE embedding IS NOT NULL")}
+        (group,) = [g for g in scan(store).duplicates if g.subject == "project:vec"]
+        # the zero vector's NULL distance folds in as 1: it joins every same-dimension row
+        assert len(group.ids) == 5 and any(s == 1.0 for _, _, s in group.pairs)
+        for a, b, sim in group.pairs:
+            near = {s.id: s.similarity for s in store.near_duplicates(
+                "project:vec", store.get(a).fact, query_vector=vectors.get(a), limit=100)}
+            assert near[b] == sim
+    finally:
+        store.close()
