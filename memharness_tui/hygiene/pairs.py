@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Sequence
 from itertools import chain, count
 
-from memharness_tui.store.hygiene_similarity import cosine_similarity
+from memharness_tui.store.hygiene_similarity import cosine_similarity, token_set
 
-__all__ = ["clusters", "cosine_pairs", "jaccard_pairs"]
+__all__ = ["block_pairs", "clusters", "cosine_pairs", "jaccard_pairs"]
 
 Pair = tuple[int, int, float]  # (index a, index b, similarity), a < b
 
@@ -65,6 +65,11 @@ def jaccard_pairs(sets: Sequence[set[str] | frozenset[str]], threshold: float) -
             if m >= lo and inter / (n + m - inter) >= threshold:
                 out[(j, i) if j < i else (i, j)] = inter / (n + m - inter)
     return out
+
+
+def block_pairs(facts: Sequence[str], threshold: float) -> dict[tuple[int, int], float]:
+    """``jaccard_pairs`` of the texts' token sets (what a worker process runs per subject)."""
+    return jaccard_pairs([token_set(f) for f in facts], threshold)
 
 
 def cosine_pairs(

@@ -221,3 +221,14 @@ def test_with_embeddings_each_pair_carries_the_references_folded_number(tmp_path
             assert near[b] == sim
     finally:
         store.close()
+
+
+def test_worker_processes_give_the_same_report(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with Store.open(str(path), clock=FakeClock()) as s:
+        for k in range(240):
+            s.remember(f"s{k % 3}", f"item {k // 2} of the list is colour {k % 7} size {k // 2}")
+        inline = scan(s, workers=0)
+        pooled = scan(s, workers=1)
+    assert len(inline.duplicates) == 3 and sum(len(g.pairs) for g in inline.duplicates) > 100
+    assert pooled.to_dict() == inline.to_dict()
