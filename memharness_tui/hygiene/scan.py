@@ -139,15 +139,15 @@ class _Block:
 
 
 def scan_path(path: str, *, as_of: str | None = None, progress: Progress | None = None,
-              cancel: threading.Event | None = None,
-              min_similarity: float = MIN_SIMILARITY) -> HygieneReport:
+              cancel: threading.Event | None = None, min_similarity: float = MIN_SIMILARITY,
+              workers: int | None = None) -> HygieneReport:
     """``scan`` on a read-only Store of its own (for a worker thread)."""
     from memharness_tui.store import Store
 
     with Store.open(path, readonly=True) as store:
         store.without_memory_map()
         return scan(store, as_of=as_of, progress=progress, cancel=cancel,
-                    min_similarity=min_similarity)
+                    min_similarity=min_similarity, workers=workers)
 
 
 def scan(store: Store, *, as_of: str | None = None, progress: Progress | None = None,

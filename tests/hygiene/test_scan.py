@@ -232,3 +232,17 @@ def test_worker_processes_give_the_same_report(tmp_path: Path) -> None:
         pooled = scan(s, workers=1)
     assert len(inline.duplicates) == 3 and sum(len(g.pairs) for g in inline.duplicates) > 100
     assert pooled.to_dict() == inline.to_dict()
+
+
+def test_a_scan_runs_on_a_worker_thread_with_worker_processes(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    with Store.open(str(path), clock=FakeClock()) as s:
+        for k in range(120):
+            s.remember("s", f"item {k // 2} of the list is colour {k % 7} size {k // 2}")
+        expected = scan(s, workers=0).to_dict()
+    got: list[dict[str, object]] = []
+    thread = threading.Thread(target=lambda: got.append(
+        scan_path(str(path), workers=1).to_dict()))
+    thread.start()
+    thread.join(timeout=120)
+    assert got == [expected]
