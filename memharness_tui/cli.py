@@ -273,7 +273,8 @@ def _cmd_remember(args: argparse.Namespace) -> int:
         )
     note = remember_note(args.subject, args.fact, similar, pinned=args.source_commit is not None)
     data = {"id": new_id, "tx_at": tx_at, "note": note.removeprefix(" Note: ") or None}
-    _emit(args, data, lambda _: remember_text(new_id, note))
+    # the note quotes the subject: shown through _emit like any other text on a terminal
+    _emit(args, data, lambda d: remember_text(d["id"], f" Note: {d['note']}" if d["note"] else ""))
     return 0
 
 

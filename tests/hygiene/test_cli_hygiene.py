@@ -114,3 +114,18 @@ def test_subjects_are_data_too(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert code == 0 and "[evil\\x1b]52;c;aGk=\\x07]" in out and "\x1b" not in out
     code, out, _ = run(capsys, "hygiene", "--db", path, "--format", "markdown")
     assert "\x1b" not in out and "\x07" not in out and "`evil]52;c;aGk=`" in out
+
+
+def test_on_a_terminal_the_note_and_the_report_show_controls_as_escapes(tmp_path: Path) -> None:
+    from tests.test_cli_terminal import _cli, _run_on_a_terminal
+
+    db = str(tmp_path / "t.db")
+    subject = "evil\x1b[2J"
+    with Store.open(db, clock=FakeClock()) as s:
+        s.remember(subject, "likes green tea in the morning")
+    code, shown = _run_on_a_terminal(_cli("remember", subject, "likes green tea every morning",
+                                          "--db", db))
+    assert code == 0 and "\x1b" not in shown
+    assert "resembles existing belief(s) in 'evil\\x1b[2J': #1 (sim 0.80)" in shown
+    code, shown = _run_on_a_terminal(_cli("hygiene", "--db", db))
+    assert code == 0 and "\x1b" not in shown and "[evil\\x1b[2J] #1, #2" in shown
