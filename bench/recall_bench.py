@@ -1,8 +1,7 @@
-"""Recall latency on the reference benchmark seed (issue #2, SPEC §7).
+"""Recall latency on a 100k benchmark store (issue #2, SPEC §7).
 
-Decompresses ``bench100k.db.xz`` (100,000 rows written by the reference
-implementation) into a temporary folder — the fixtures folder is only read —
-opens it with ``Store.open`` and times ``Store.recall`` for the reference
+Generates (``bench/seed.py``, cached) a store of 100,000 rows shaped like the reference
+implementation's benchmark seed into a temporary folder, opens it with ``Store.open`` and times ``Store.recall`` for the reference
 benchmark's four query shapes, ``--iterations`` each (default 1,000):
 
 1. two-term keyword            ``recall("w1 w2")``
@@ -18,8 +17,8 @@ Usage::
 
     .venv/bin/python bench/recall_bench.py [--iterations N] [--seed N] [--explain]
 
-The fixtures folder defaults to ``../shared/fixtures`` beside the repository;
-set ``MEMHARNESS_FIXTURES`` to use another.
+``--db FILE`` times your own store instead; ``MEMHARNESS_FIXTURES`` naming a folder that holds
+the reference's ``bench100k.db.xz`` times that file (decompressed to a temp folder, only read).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""Benchmark stores: the reference's 100k seed, or a synthetic one of any size with its shape.
+"""Benchmark stores of any size, shaped like the reference implementation's 100k seed.
 
-``decompress_seed`` writes the reference's own ``bench100k.db`` (from ``bench100k.db.xz`` in
-``../shared/fixtures`` beside the checkout; ``MEMHARNESS_FIXTURES`` overrides; the fixtures
-folder is only read). ``generate_seed`` writes a store of N facts shaped like it, measured
-from that file:
+``generate_seed`` writes a store of N facts with the shape measured from the reference's own
+100,000-row benchmark seed (``bench100k.db``, not kept in this repository):
 
 - 1,000 subjects ``subject:K`` with K = floor(1000·u²) (subject:0 holds 3.2 %, the last ≈0.05 %);
 - facts of 6–20 words drawn uniformly from a 2,000-word made-up vocabulary (2–4 syllables);
@@ -20,9 +18,14 @@ and a fraction F of rows pinned to made-up commits/paths (for header counts and 
 
     .venv/bin/python bench/seed.py --facts 1000000 --out /tmp/bench1m.db
 
-``seed_store(workdir, facts)`` is what the benchmarks call: the reference file for 100,000
-(unless ``synthetic``), a generated one otherwise, cached beside the temp folders by size and
-seed so a second run copies instead of regenerating.
+``--pins-repo DIR`` pins that fraction into a real git repository instead: each pinned row names
+a commit from DIR's history and a file in that commit's tree, so a staleness pass over DIR has
+real work to do.
+
+``seed_store(workdir, facts)`` is what the benchmarks call: a generated store, cached beside the
+temp folders by size and seed so a second run copies instead of regenerating. To time the
+reference's own file instead, set ``MEMHARNESS_FIXTURES`` to a folder holding
+``bench100k.db.xz`` (it is only read; used at 100,000 facts) or pass a benchmark ``--db FILE``.
 """
 
 from __future__ import annotations
@@ -52,16 +55,16 @@ RETRACT_P = 0.0221
 KINDS = ("semantic", "episodic", "procedural")
 
 
-def fixtures_dir() -> Path:
+def user_seed() -> Path | None:
+    """The user's own ``bench100k.db.xz`` when ``MEMHARNESS_FIXTURES`` names its folder."""
     env = os.environ.get("MEMHARNESS_FIXTURES")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+    return Path(env) / "bench100k.db.xz" if env else None
 
 
-def decompress_seed(dest: Path) -> Path:
-    """Write ``bench100k.db`` into ``dest`` (pure Python: no ``xz`` binary needed)."""
-    source = fixtures_dir() / "bench100k.db.xz"
+def decompress_seed(dest: Path, source: Path) -> Path:
+    """Write ``source`` (an xz-compressed store) to ``dest/bench100k.db`` (pure Python, no ``xz``)."""
     if not source.exists():
-        raise SystemExit(f"benchmark seed not found: {source} (set MEMHARNESS_FIXTURES)")
+        raise SystemExit(f"benchmark seed not found: {source} (MEMHARNESS_FIXTURES names its folder)")
     target = dest / "bench100k.db"
     with lzma.open(source, "rb") as src, open(target, "wb") as dst:
         shutil.copyfileobj(src, dst, length=1 << 20)
@@ -79,7 +82,52 @@ def _vocabulary(rng: random.Random) -> list[str]:
     return sorted(vocab)
 
 
-def _rows(n: int, seed: int, *, kinds: bool, pins: float) -> Iterator[tuple[object, ...]]:
+class RepoPins:
+    """Pins into a real repository: a commit from HEAD's history and a file of that commit's tree.
+
+    Up to ``max_commits`` commits (newest first) are taken; each commit's file list is read from
+    git the first time a row draws it, its path strings shared with the other commits' lists (a
+    big repo's 500 lists then cost about 8 bytes a file each, not a string each).
+    """
+
+    def __init__(self, repo_dir: Path, max_commits: int = 500) -> None:
+        import pygit2
+
+        found = pygit2.discover_repository(str(repo_dir))
+        if found is None:
+            raise SystemExit(f"--pins-repo: {repo_dir} is not inside a git repository")
+        self.repo = pygit2.Repository(found)
+        if self.repo.head_is_unborn:
+            raise SystemExit(f"--pins-repo: {repo_dir} has no commits")
+        walker = self.repo.walk(self.repo.head.target, pygit2.enums.SortMode.TIME)
+        self.commits = [c.id for _, c in zip(range(max_commits), walker, strict=False)]
+        self._files: dict[object, list[str]] = {}
+        self._paths: dict[str, str] = {}
+
+    def files(self, commit_id: object) -> list[str]:
+        if commit_id not in self._files:
+            paths: list[str] = []
+            stack = [("", self.repo[commit_id].tree)]
+            while stack:
+                prefix, tree = stack.pop()
+                for entry in tree:
+                    if entry.type_str == "tree":
+                        stack.append((f"{prefix}{entry.name}/", self.repo[entry.id]))
+                    elif entry.type_str == "blob":
+                        path = prefix + entry.name
+                        paths.append(self._paths.setdefault(path, path))
+            self._files[commit_id] = sorted(paths)
+        return self._files[commit_id]
+
+    def draw(self, rng: random.Random) -> tuple[str, str | None]:
+        """A (commit, path) pair; the path is None when the drawn commit's tree is empty."""
+        commit_id = self.commits[rng.randrange(len(self.commits))]
+        files = self.files(commit_id)
+        return str(commit_id), (files[rng.randrange(len(files))] if files else None)
+
+
+def _rows(n: int, seed: int, *, kinds: bool, pins: float,
+          repo: RepoPins | None = None) -> Iterator[tuple[object, ...]]:
     """Every row of the store in id order, final state (revisions and retractions applied).
 
     Two passes keep a 1M-row run small: the history (who revises whom, who is forgotten)
@@ -127,21 +175,28 @@ def _rows(n: int, seed: int, *, kinds: bool, pins: float) -> Iterator[tuple[obje
         kind = text_rng.choice(KINDS) if kinds else "semantic"
         commit = path = None
         if pins and text_rng.random() < pins:
-            commit = f"{text_rng.getrandbits(160):040x}"
-            path = f"src/pkg{text_rng.randrange(20)}/mod{text_rng.randrange(200)}.py"
+            if repo is not None:
+                commit, path = repo.draw(text_rng)
+            else:
+                commit = f"{text_rng.getrandbits(160):040x}"
+                path = f"src/pkg{text_rng.randrange(20)}/mod{text_rng.randrange(200)}.py"
         yield (i + 1, f"subject:{subject[i]}", text, confidence, tx, agent, ref, valid_to, gone,
                sup, kind, commit, path)
 
 
 def generate_seed(target: Path, n: int, *, seed: int = 20250609, kinds: bool = False,
-                  pins: float = 0.0) -> Path:
-    """Write a fresh store of ``n`` facts shaped like the reference seed at ``target``."""
+                  pins: float = 0.0, pins_repo: Path | None = None) -> Path:
+    """Write a fresh store of ``n`` facts shaped like the reference seed at ``target``.
+
+    ``pins_repo``: draw the pinned rows' commits and paths from that repository (see RepoPins).
+    """
     from memharness_tui.store.db import immediate, run_migrations
     from memharness_tui.store.driver import sqlite3
 
     if target.exists():
         raise SystemExit(f"{target} exists; generate into a new path")
-    rows = _rows(n, seed, kinds=kinds, pins=pins)
+    repo = RepoPins(pins_repo) if pins_repo is not None else None
+    rows = _rows(n, seed, kinds=kinds, pins=pins, repo=repo)
     conn = sqlite3.connect(str(target), isolation_level=None)
     try:
         with immediate(conn):  # the store's own schema and migrations (it creates files lazily)
@@ -169,9 +224,10 @@ def _cache_dir() -> Path:
 
 def seed_store(workdir: Path, facts: int = REFERENCE_FACTS, *, synthetic: bool = False,
                seed: int = 20250609) -> Path:
-    """A benchmark store in ``workdir``: the reference file at 100k, else a generated one."""
-    if facts == REFERENCE_FACTS and not synthetic:
-        return decompress_seed(workdir)
+    """A benchmark store in ``workdir``: a generated one (or the user's own file, see above)."""
+    own = user_seed()
+    if facts == REFERENCE_FACTS and not synthetic and own is not None:
+        return decompress_seed(workdir, own)
     cache = _cache_dir() / f"synthetic-{facts}-{seed}.db"
     if not cache.exists():
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -192,9 +248,16 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=20250609)
     ap.add_argument("--kinds", action="store_true", help="mix semantic/episodic/procedural")
     ap.add_argument("--pins", type=float, default=0.0, help="fraction of rows pinned to a commit")
+    ap.add_argument("--pins-repo", type=Path, metavar="DIR",
+                    help="pin into this git repository's commits and files (default --pins 0.1)")
     args = ap.parse_args()
+    if args.pins_repo is not None and not args.pins:
+        args.pins = 0.1
+    if not 0.0 <= args.pins <= 1.0:
+        ap.error("--pins must be a fraction between 0 and 1")
     t = time.perf_counter()
-    generate_seed(args.out, args.facts, seed=args.seed, kinds=args.kinds, pins=args.pins)
+    generate_seed(args.out, args.facts, seed=args.seed, kinds=args.kinds, pins=args.pins,
+                  pins_repo=args.pins_repo)
     print(f"{args.out}: {args.facts:,} facts in {time.perf_counter() - t:.1f} s")
 
 

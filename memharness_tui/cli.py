@@ -21,7 +21,7 @@ from .cli_text import json_visible, one_line, visible_tree
 from .store import FakeClock, MemharnessError, Store
 from .store import formats as fmt
 from .store.timeutil import normalize_iso
-from .store.types import FRESHNESS_FILTERS, KINDS
+from .store.types import FRESHNESS_FILTERS, KINDS, RecallResult
 
 PROG = "memharness-tui"
 DB_HELP = (
@@ -147,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="serve the app to a browser on localhost")
     sv.add_argument("--port", type=_integer, default=8000)
     sv.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
+    sv.add_argument("--readonly", action="store_true", default=argparse.SUPPRESS,
+                    help="serve the app read-only")
     sv.add_argument("--demo", action="store_true")
     return p
 
@@ -211,6 +213,24 @@ def _open(args: argparse.Namespace, *, readonly: bool) -> Store:
     return Store.open(args.db, clock=clock, readonly=readonly, trust_clock=now is not None)
 
 
+#: recall's closing advice in this CLI: the agent's text (formats.DRIFT_NOTE) names the reference's
+#: own staleness tool; a user of this CLI runs this CLI's command instead.
+CLI_DRIFT_NOTE = (
+    "(some pinned facts may have drifted — run memharness-tui staleness, "
+    "or re-verify against current code)"
+)
+
+
+def _fmt_recall_here(r: RecallResult) -> str:
+    """The agent's recall text, its drift note (always the last line when present) made ours."""
+    text = fmt.fmt_recall(r)
+    if any(f.freshness in ("stale", "unresolved") for f in r.facts):
+        head, _, note = text.rpartition("\n")
+        if note == fmt.DRIFT_NOTE:
+            return f"{head}\n{CLI_DRIFT_NOTE}"
+    return text
+
+
 def _cmd_recall(args: argparse.Namespace) -> int:
     with _open(args, readonly=not args.reinforce) as store:
         r = store.recall(
@@ -231,7 +251,7 @@ def _cmd_recall(args: argparse.Namespace) -> int:
         "used_fallback": r.used_fallback,
         "facts": r.facts,
     }
-    _emit(args, data, fmt.fmt_recall, r)
+    _emit(args, data, _fmt_recall_here, r)
     return 0
 
 

@@ -6,9 +6,10 @@ default windows, such as the Changes tab's last 30 days, have something to show;
 the same day are identical, down to the commit SHAs. The repo is made with the ``git`` command
 line (fixed identity), never pygit2: only the staleness engine touches git through a library.
 The store holds facts across subjects, revision chains, a backdated correction, retractions,
-and pins that a staleness pass finds current, stale and unresolved. Verdicts from an earlier
-pass (against the second commit) are already recorded, so the app shows badges at once and a
-fresh pass against HEAD finds more drift.
+and pins that a staleness pass finds current, stale and unresolved. The build ends with a real
+staleness pass over the demo repo (``record_verdicts``), so the app shows badges at once and
+they are the verdicts any pass against HEAD writes: a first pass in the app finds what the
+header already counts.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import argparse
 
-DEMO_VERSION = "5"  # bump whenever the built demo changes: old ones are rebuilt
+DEMO_VERSION = "6"  # bump whenever the built demo changes: old ones are rebuilt
 MARKER = "demo-version"
 UNKNOWN_SHA = "deadbeef" * 5  # a well-formed SHA that resolves nowhere
 
@@ -145,16 +146,16 @@ def build_store(db_path: Path, commits: _Commits, t: _Timeline | None = None) ->
 
         ttl, _ = s.remember("auth", "Sessions expire after 30 minutes", predicate="session_ttl",
                             source_agent="claude-code", importance=7, **pin("src/auth.py"))
-        hashing, _ = s.remember("auth", "Passwords are hashed with bcrypt, cost 12",
-                                predicate="password_hash", source_agent="claude-code",
-                                importance=8, **pin("src/auth.py"))
-        engine, _ = s.remember("db", "The service stores its data in SQLite with WAL journaling",
-                               predicate="engine", source_agent="claude-code", **pin("src/db.py"))
-        port, _ = s.remember("config", "The HTTP server listens on port 8080", predicate="port",
-                             source_agent="cursor", **pin("src/config.py"))
-        legacy, _ = s.remember("legacy", "CSV import lives in src/legacy.py (import_csv)",
-                               predicate="location", source_agent="cursor", importance=3,
-                               **pin("src/legacy.py"))
+        s.remember("auth", "Passwords are hashed with bcrypt, cost 12",
+                   predicate="password_hash", source_agent="claude-code",
+                   importance=8, **pin("src/auth.py"))
+        s.remember("db", "The service stores its data in SQLite with WAL journaling",
+                   predicate="engine", source_agent="claude-code", **pin("src/db.py"))
+        s.remember("config", "The HTTP server listens on port 8080", predicate="port",
+                   source_agent="cursor", **pin("src/config.py"))
+        s.remember("legacy", "CSV import lives in src/legacy.py (import_csv)",
+                   predicate="location", source_agent="cursor", importance=3,
+                   **pin("src/legacy.py"))
         s.remember("project", "tiny-shop is a demo web shop used to try memharness",
                    predicate="purpose", source_agent="claude-code", source_ref=ref1,
                    source_commit=c1)
@@ -170,12 +171,12 @@ def build_store(db_path: Path, commits: _Commits, t: _Timeline | None = None) ->
                                  kind="episodic")
         s.remember("scratch", "Maybe cache product images in Redis?", source_agent="cursor",
                    source_ref="scratch:notes", importance=2, kind="episodic")
-        deploy, _ = s.remember("deploy", "Deploys go through the staging branch first",
-                               predicate="process", source_agent="claude-code",
-                               source_ref=f"ops@{UNKNOWN_SHA}", source_commit=UNKNOWN_SHA,
-                               kind="procedural")
-        missing, _ = s.remember("db", "Migrations live in src/migrations/", predicate="migrations",
-                                source_agent="cursor", **pin("src/migrations"))
+        s.remember("deploy", "Deploys go through the staging branch first",
+                   predicate="process", source_agent="claude-code",
+                   source_ref=f"ops@{UNKNOWN_SHA}", source_commit=UNKNOWN_SHA,
+                   kind="procedural")
+        s.remember("db", "Migrations live in src/migrations/", predicate="migrations",
+                   source_agent="cursor", **pin("src/migrations"))
         s.remember("ui", "Release notes use [bold]Rich[/] markup — shown literally here 🎉",
                    source_agent="human", source_ref="https://example.invalid/notes")
         s.remember("ui", "Arabic greeting for the storefront: مرحبا بكم", predicate="greeting",
@@ -201,14 +202,21 @@ def build_store(db_path: Path, commits: _Commits, t: _Timeline | None = None) ->
                  source_ref=f"launch-{t.day(53)}", importance=8)
         s.forget(source_ref="scratch:notes")
         add_hygiene_examples(s)
-        # Verdicts from an earlier pass against the second commit; HEAD has moved since.
-        checked = t.at(30, "08:00")
-        for fid, verdict in ((hashing, "stale"), (engine, "current"), (port, "current"),
-                             (legacy, "current"), (deploy, "unresolved"),
-                             (missing, "unresolved")):
-            s.set_staleness(fid, verdict, checked, c2)
     finally:
         s.close()
+
+
+def record_verdicts(db_path: Path, repo: Path, t: _Timeline | None = None) -> None:
+    """Run the real staleness pass over the demo repo, as the user's first pass would.
+
+    It writes only the verdict columns (checked an hour after the last commit), so the stored
+    badges are exactly what a pass against the demo's HEAD finds.
+    """
+    from memharness_tui.staleness.runner import StalenessPass
+    from memharness_tui.store import FakeClock
+
+    t = t or timeline()
+    StalenessPass(db_path, [repo], clock=FakeClock(t.at(55, "12:15"), 0)).run()
 
 
 #: A few of each hygiene flag (issue #23), so the hygiene report has something real to fix.
@@ -274,6 +282,7 @@ def ensure_demo(
         t = timeline()
         commits = build_repo(staging / "repo", t)
         build_store(staging / "memory.db", commits, t)
+        record_verdicts(staging / "memory.db", staging / "repo", t)
         for leftover in staging.glob("memory.db-*"):  # WAL/SHM after a clean close
             leftover.unlink()
         (staging / MARKER).write_text(DEMO_VERSION + "\n")

@@ -82,3 +82,30 @@ def test_refuses_to_overwrite(tmp_path: Path) -> None:
     target.write_bytes(b"")
     with pytest.raises(SystemExit, match="exists"):
         seed.generate_seed(target, 10)
+
+
+def test_pins_repo_draws_real_commits_and_the_files_of_their_trees(tmp_path: Path) -> None:
+    """``--pins-repo``: every pin names a commit of HEAD's history and a file in that commit."""
+    from memharness_tui.staleness.runner import StalenessPass
+    from tests.staleness.staleness_helpers import build_scenario, git
+
+    scenario = build_scenario(tmp_path / "repo")
+    db = seed.generate_seed(tmp_path / "p.db", 600, pins=0.5, pins_repo=scenario.path)
+    pinned = _rows(db, "SELECT source_commit, source_path FROM facts WHERE source_commit IS NOT NULL")
+    assert 0.4 * 600 < len(pinned) < 0.6 * 600
+    history = set(git(scenario.path, "rev-list", "HEAD").split())
+    assert {commit for commit, _ in pinned} == history  # 600 draws reach all 6 commits
+    for commit, path in set(pinned):
+        assert path in git(scenario.path, "ls-tree", "-r", "--name-only", commit).split()
+    # so a real pass judges every pin: current or stale, never "not in this repo"
+    live = "source_commit IS NOT NULL AND superseded_by IS NULL AND retracted_at IS NULL"
+    report = StalenessPass(db, [scenario.path]).run()
+    verdicts = _rows(db, f"SELECT freshness, count(*) FROM facts WHERE {live} GROUP BY freshness")
+    assert report.checked == _rows(db, f"SELECT count(*) FROM facts WHERE {live}")[0][0] > 200
+    assert {v for v, _ in verdicts} <= {"current", "stale"} and ("stale" in dict(verdicts))
+
+
+def test_pins_repo_outside_a_repository_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="not inside a git repository"):
+        seed.generate_seed(tmp_path / "p.db", 10, pins=0.5, pins_repo=tmp_path)
+    assert not (tmp_path / "p.db").exists()

@@ -144,3 +144,31 @@ def test_the_last_30_days_before_the_build_hold_every_kind_of_change(tmp_path: P
     head_date = subprocess.run(["git", "log", "-1", "--format=%cs"], cwd=repo, check=True,
                                capture_output=True, text=True).stdout.strip()
     assert since[:10] < head_date < f"{build_day():%Y-%m-%d}"
+
+
+def _stored_verdicts(db: Path) -> dict[int, tuple[str | None, str | None]]:
+    s = Store.open(str(db), readonly=True)
+    try:
+        return {f.id: (f.freshness, f.checked_head) for f in s.list_facts(limit=1000)
+                if f.is_pinned and f.is_live}
+    finally:
+        s.close()
+
+
+def test_a_fresh_demo_holds_the_verdicts_a_pass_over_its_repo_writes(tmp_path: Path) -> None:
+    """The badges the demo opens with are true at its repo's HEAD: a first pass changes none."""
+    from memharness_tui.staleness.runner import StalenessPass
+
+    db, repo = ensure_demo(tmp_path)
+    stored = _stored_verdicts(db)
+    report = StalenessPass(db, [repo], check_only=True).run()
+    head = _heads(repo)[0]
+    assert stored == {v.fact_id: (v.freshness, head) for v in report.verdicts}
+    assert len(stored) == 8  # every live pin was judged at build time
+    stale = sorted(i for i, (verdict, _) in stored.items() if verdict == "stale")
+    assert stale == report.stale_ids == [2, 4, 5, 6]  # #5: its file is deleted at HEAD
+    s = Store.open(str(db), readonly=True)
+    try:
+        assert s.counts().stale == 4  # the header counts what the first pass finds
+    finally:
+        s.close()

@@ -212,3 +212,26 @@ def test_the_session_start_hook_reports_drift_on_stdout(demo: Path, tmp_path: Pa
                           capture_output=True, text=True, timeout=hook["timeout"])
     assert done.returncode == 0
     assert "stale ids: #2, #4, #5, #6" in done.stdout  # 2>&1: the agent sees the summary
+
+
+def test_the_examples_run_in_order_print_what_the_readme_says(
+    demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """One fresh demo, every example in README order: the writes print the quoted answers."""
+    said = re.search(r"the three writes print (.*?) — the agent's own words", README, re.DOTALL | re.IGNORECASE)
+    assert said, "the README no longer quotes what the writes print"
+    quoted = re.findall(r"`([^`]+)`", said.group(1))
+    monkeypatch.chdir(tmp_path)
+    printed: list[str] = []
+    outputs: dict[str, str] = {}
+    for command in RUNNABLE:
+        words = WORDS[command][1:]
+        assert main(words) == 0, command
+        out = capsys.readouterr().out
+        outputs[command] = out
+        if {"remember", "revise", "forget"} & set(words) and "--json" not in words:
+            printed.append(out.strip())
+    assert printed == quoted
+    (why,) = [c for c in RUNNABLE if " why " in c]  # "a fact with the version it replaced"
+    assert "superseded ←" in outputs[why]
