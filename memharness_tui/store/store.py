@@ -36,6 +36,7 @@ from .errors import (
     show_path,
     translate_sqlite,
 )
+from .hygiene_reads import NearDuplicateReads
 from .models import bound_model
 from .recall import RecallReads
 from .remembered import RememberedReads
@@ -63,7 +64,7 @@ def _empty(path: str) -> bool:
 
 
 class Store(FactWrites, VerdictWriter, RecallReads, BrowseReads, SplitScans, RememberedReads,
-            EmbeddingIO):
+            EmbeddingIO, NearDuplicateReads):
     """A memharness store on one SQLite file. Use one Store per thread.
 
     A fresh file (absent, or an empty SQLite file) is not touched by opening it: reads
