@@ -147,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_reembed(sub)
     add_doctor(sub)
+    from .cli_hygiene import add_parser as add_hygiene
+
+    add_hygiene(sub, _common)
 
     sv = sub.add_parser("serve", help="serve the app to a browser on localhost")
     sv.add_argument("--port", type=_integer, default=8000)
@@ -283,7 +286,11 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 
 
 def _cmd_remember(args: argparse.Namespace) -> int:
+    from .hygiene.nudges import REMEMBER_SIMILAR_LIMIT, remember_note, remember_text
+
     with _open(args, readonly=False) as store:
+        # the server's dedup gate: read before the write, so the fact is not compared to itself
+        similar = store.near_duplicates(args.subject, args.fact, limit=REMEMBER_SIMILAR_LIMIT)
         new_id, tx_at = store.remember(
             args.subject,
             args.fact,
@@ -293,7 +300,10 @@ def _cmd_remember(args: argparse.Namespace) -> int:
             kind=args.kind,
             **_provenance_args(args),
         )
-    _emit(args, {"id": new_id, "tx_at": tx_at}, lambda _: f"Remembered as fact #{new_id}.")
+    note = remember_note(args.subject, args.fact, similar, pinned=args.source_commit is not None)
+    data = {"id": new_id, "tx_at": tx_at, "note": note.removeprefix(" Note: ") or None}
+    # the note quotes the subject: shown through _emit like any other text on a terminal
+    _emit(args, data, lambda d: remember_text(d["id"], f" Note: {d['note']}" if d["note"] else ""))
     return 0
 
 
@@ -374,6 +384,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .tui.app import run_app
 
             return run_app(args.db, readonly=args.readonly, demo=args.demo)
+        if args.command == "hygiene":
+            from .cli_hygiene import run as run_hygiene
+
+            return run_hygiene(args, _open)
         if args.command == "staleness":
             from .staleness.cli import run as run_staleness
 

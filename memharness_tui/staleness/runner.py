@@ -27,7 +27,7 @@ from memharness_tui.store.errors import (
     without_nothing_written,
 )
 
-from .git import GitChecker, RepoError
+from .git import CorruptObject, GitChecker, RepoError
 from .verdicts import CURRENT, STALE, UNRESOLVED, Verdict, classify_many
 from .work import WorkItem, work_list
 
@@ -116,6 +116,10 @@ class PassReport:
     elapsed: float = 0.0
     cancelled: bool = False
     check_only: bool = False
+    #: damaged git objects met mid-pass (one line each, naming the repo and the object): the
+    #: pins that needed them were left as they were, not judged
+    repo_errors: list[str] = field(default_factory=list)
+    unjudged: int = 0  # pins left as they were because of those
 
     def summary_line(self) -> str:
         """Exactly the headless command's first line."""
@@ -138,6 +142,8 @@ class PassReport:
             "cancelled": self.cancelled,
             "elapsed_seconds": round(self.elapsed, 6),
             "verdicts": [v.to_dict() for v in self.verdicts],
+            "repo_errors": list(self.repo_errors),
+            "unjudged": self.unjudged,
         }
 
 
@@ -309,7 +315,7 @@ class StalenessPass:
                 batch = work[start : start + self.batch_size]
                 if not self.check_only:
                     self._stop_if(store.check_file)  # the path still names the open file
-                verdicts = [judge(item) for item in batch]
+                verdicts = _judge_all(judge, batch, report)
                 if not self.check_only:
                     verdicts = self._stop_if(self._write, store, verdicts)
                 else:
@@ -411,6 +417,24 @@ class StalenessPass:
             self.report.skipped.append(old.id)
             return
         self.report.downgraded.append((old.id, new_id))
+
+
+def _judge_all(judge: _Judge, batch: Sequence[WorkItem], report: PassReport) -> list[Verdict]:
+    """The batch's verdicts; a pin whose objects are damaged gets none (its row is left as it
+    was) and the damage is reported once per object."""
+    try:
+        return [judge(item) for item in batch]
+    except CorruptObject:
+        pass
+    out = []
+    for item in batch:
+        try:
+            out.append(judge(item))
+        except CorruptObject as e:
+            report.unjudged += 1
+            if str(e) not in report.repo_errors:
+                report.repo_errors.append(str(e))
+    return out
 
 
 def _count(report: PassReport, verdicts: list[Verdict]) -> None:

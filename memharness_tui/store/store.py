@@ -11,6 +11,7 @@ them, its sibling parts:
 - ``_scans``: whole-table scans split across cores (``split_scan.py``)
 - ``_answers``: answers remembered per snapshot (``remembered.py``)
 - ``_embeddings``: the embedding columns and reembed's work list (``embeddings_io.py``)
+- ``_hygiene``: near-duplicates of a new fact (``hygiene_reads.py``)
 
 Each public method below is its part's method (``_part("_recall", RecallReads.recall)``): one
 signature, kept with the code, so a type checker follows a call from here to its SQL.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Concatenate, ParamSpec, TypeVar
 
 from .browse import BrowseReads
@@ -30,6 +32,7 @@ from .driver import sqlite3
 from .embeddings_io import EmbeddingIO
 from .errors import translate_sqlite
 from .handle import StoreFile
+from .hygiene_reads import NearDuplicateReads
 from .models import FactModel
 from .recall import RecallReads
 from .remembered import Remembered
@@ -89,6 +92,7 @@ class Store:
         self._writes = FactWrites(self._file)
         self._verdicts = VerdictWriter(self._file)
         self._embeddings = EmbeddingIO(self._file)
+        self._hygiene = NearDuplicateReads(self._file)
 
     @classmethod
     def open(
@@ -193,6 +197,15 @@ class Store:
     def conn(self) -> sqlite3.Connection:
         return self._file.conn
 
+    def _writable(self) -> None:
+        """Refuse (one sentence) a write to a read-only or replaced file (hygiene/fixes.py)."""
+        self._file.writable()
+
+    def _write(self, *, creates: bool = False) -> AbstractContextManager[sqlite3.Connection]:
+        """The store's write transaction (``StoreFile.write``), for writers outside the
+        store's parts (hygiene/fixes.py)."""
+        return self._file.write(creates=creates)
+
     @property
     def on_disk(self) -> bool:
         """Whether the store's file exists with its schema, so another connection (a second,
@@ -206,6 +219,11 @@ class Store:
     @property
     def clock(self) -> Clock:
         return self._file.clock
+
+    @clock.setter
+    def clock(self, clock: Clock) -> None:
+        """Replace the clock every part stamps with (a test's or an audit's)."""
+        self._file.clock = clock
 
     @property
     def ranking(self) -> RankingSettings:
@@ -281,6 +299,10 @@ class Store:
     count_embed_targets = _part("_embeddings", EmbeddingIO.count_embed_targets)
     embedded_count = _part("_embeddings", EmbeddingIO.embedded_count)
     model_mix = _part("_embeddings", EmbeddingIO.model_mix)
+
+    # --- hygiene (hygiene_reads.py) -------------------------------------------------------
+
+    near_duplicates = _part("_hygiene", NearDuplicateReads.near_duplicates)
 
     # --- browsing (browse.py) ---------------------------------------------------------
 
