@@ -41,6 +41,11 @@ from .types import (
 from .validation import check_id, check_str
 
 
+def _tuples(query: Any) -> Iterable[tuple[Any, ...]]:
+    """A Peewee query's rows as tuples (peewee-stubs type ``.tuples()`` as the model)."""
+    return query.tuples()
+
+
 class BrowseReads(StorePart):
     """Reads that never write and never consume a timestamp (``stats`` excepted)."""
 
@@ -212,9 +217,9 @@ class BrowseReads(StorePart):
             .where(scope)
             .group_by(F.subject)
             .order_by(F.subject)
-            .tuples()
         )
-        return [SubjectSummary(subject=s, current=int(c or 0), total=int(n)) for s, c, n in query]
+        return [SubjectSummary(subject=s, current=int(c or 0), total=int(n))
+                for s, c, n in _tuples(query)]
 
     def _current_subjects(self) -> list[SubjectSummary]:
         now = self._effective_now(self.clock.peek())
@@ -280,7 +285,7 @@ class BrowseReads(StorePart):
             order = [F.tx_at.desc(), F.id.desc()]
         fields = [getattr(F, c) for c in FACT_COLUMNS]
         query = F.select(*fields).where(cond).order_by(*order).offset(offset).limit(limit)
-        return [_fact(r) for r in query.tuples()]
+        return [_fact(r) for r in _tuples(query)]
 
     def _newest_of_big_subject(self, subject: str, t: str, as_of: bool, freshness: str | None,
                                offset: int, limit: int) -> list[Fact] | None:
@@ -344,6 +349,6 @@ class BrowseReads(StorePart):
         query = F.select(*fields).where(cond).order_by(F.id)
         if limit is not None:
             query = query.limit(limit)
-        rows = [_fact(r) for r in query.tuples()]
+        rows = [_fact(r) for r in _tuples(query)]
         self._answers.remember("flagged", snap, key, rows)
         return list(rows)

@@ -25,7 +25,7 @@ _NCOLS = len(FACT_COLUMNS)
 
 
 def _fact(row: Sequence[Any], score: float | None = None) -> Fact:
-    return Fact(*row[:_NCOLS], score=score)
+    return Fact(*row[:_NCOLS], score=score)  # type: ignore[misc]  # the row stops before score
 
 
 def _chain_loop(fact_id: int) -> StoreOpenError:

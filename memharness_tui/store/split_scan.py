@@ -57,7 +57,7 @@ class SplitScanner:
     def __init__(
         self,
         connect: Callable[[], sqlite3.Connection],
-        release: Callable[[], None],
+        release: Callable[[], object],
         *,
         parts: int | None = None,
         split_from: int = SPLIT_FROM_ROWS,

@@ -75,8 +75,9 @@ class VerdictWriter(StorePart):
         stamps: dict[str, str] = {}
         heads: dict[str, str] = {}
         for u in updates:
-            fact_id, freshness, at, head, commit, path = u if type(u) is tuple else (
-                u.id, u.freshness, u.checked_at, u.checked_head, u.source_commit, u.source_path)
+            fact_id, freshness, at, head, commit, path = (
+                u.id, u.freshness, u.checked_at, u.checked_head, u.source_commit, u.source_path
+            ) if isinstance(u, StalenessUpdate) else u
             if freshness not in FRESHNESS_VALUES:
                 raise InvalidInput(
                     f"freshness must be one of {', '.join(FRESHNESS_VALUES)}, got {freshness!r}"

@@ -164,7 +164,7 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
 
     def _next_refresh(self) -> asyncio.Future[None]:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+        self.call_after_refresh(lambda: None if done.done() else done.set_result(None))
         return done
 
     def _mirror(self, name: str):  # noqa: ANN202 - a small closure
