@@ -63,6 +63,18 @@ def should_open_readonly(path: str | None) -> bool:
     return not os.access(p, os.W_OK) or not os.access(p.parent, os.W_OK)
 
 
+def store_opener(path: str | None, readonly: bool) -> Callable[[], StoreProtocol]:
+    """How the app opens ``path`` (None: SPEC §1's default) on its DB thread: the one place
+    the UI opens a Store."""
+    def open_store() -> StoreProtocol:
+        from memharness_tui.store import Store
+
+        ro = readonly or should_open_readonly(path)
+        return Store.open(path, readonly=ro)
+
+    return open_store
+
+
 def _connection_of(store: StoreLike) -> Interruptible | None:
     """The store's SQLite connection on this (the DB) thread, or None (a fresh store, a fake)."""
     try:

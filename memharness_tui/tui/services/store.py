@@ -196,6 +196,7 @@ class StoreService:
         self.on_write = on_write
         self._recalls: dict[RecallQuery, _SharedRecall] = {}
         self._seen_version: int | None = None
+        self._path: str | None = None  # of the store open now (``open``)
 
     def _written(self, reasons: Mapping[int, str] | None = None) -> None:
         self._recalls.clear()  # a recall in flight may predate this write: never share it
@@ -208,7 +209,17 @@ class StoreService:
     # ----- lifecycle and housekeeping ---------------------------------------------------
     async def open(self) -> tuple[StoreInfo, str | None]:
         """Open the store; its info and the migration note (if it was just migrated)."""
-        return await self._gw.call(store_info)
+        info, note = await self._gw.call(store_info)
+        self._path = info.path
+        return info, note
+
+    def own_connection(self) -> str:
+        """Where a pass (its precheck, the follow report) opens a connection of its own — in
+        its thread or its process, never the DB thread's: the store this service has open.
+        Raises RuntimeError before :meth:`open` has answered."""
+        if self._path is None:
+            raise RuntimeError("the database is not open yet")
+        return self._path
 
     async def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: moves when *another* connection commits.

@@ -34,9 +34,8 @@ from memharness_tui.tui.widgets.staleness.triage import confirm_bulk, reverify_e
 from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.runner import PassProgress
-    from memharness_tui.staleness.work import WorkItem
     from memharness_tui.tui.app import MemharnessApp
+    from memharness_tui.tui.services.passes import PassProgress, WorkItem
 
 WRITE_ACTIONS = {"bulk_still_true", "bulk_downgrade", "bulk_elsewhere", "retract", "new_fact"}
 
@@ -166,9 +165,8 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         """Before a pass writes: if fewer than half of the pins are in the repos, ask first."""
         import asyncio
 
-        from memharness_tui.staleness.git import RepoError
-        from memharness_tui.staleness.precheck import coverage_and_work
         from memharness_tui.tui.screens.confirm import ConfirmScreen
+        from memharness_tui.tui.services.passes import RepoError, coverage_and_work
 
         info = self.mapp.info
         if info is None or self.check_only or self.readonly or not self.repos \
@@ -180,10 +178,12 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         work = None
         try:
             if in_child:  # the pass process reads the pins, off the UI's GIL, and keeps them
-                cov, in_child = await asyncio.to_thread(self.controller.precheck, info.path,
+                cov, in_child = await asyncio.to_thread(self.controller.precheck,
+                                                        self.mapp.service.own_connection(),
                                                         repos, self.options.batch_size)
             else:
-                cov, work = await asyncio.to_thread(coverage_and_work, info.path, repos)
+                cov, work = await asyncio.to_thread(coverage_and_work,
+                                                    self.mapp.service.own_connection(), repos)
         except RepoError:
             self.begin_pass()  # the pass itself says what is wrong with the repo
             return
@@ -211,7 +211,7 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
 
         ``work``: the work list the wrong-repo precheck read just now (else the pass reads it).
         """
-        from memharness_tui.staleness.runner import StalenessPass
+        from memharness_tui.tui.services.passes import StalenessPass
 
         info = self.mapp.info
         if info is None:
@@ -228,7 +228,8 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
             self.mapp.notify("Read-only store: running check-only (nothing will be written).",
                              severity="warning", timeout=4)
         opts = self.options
-        spass = StalenessPass(info.path, list(self.repos), check_only=check_only,
+        spass = StalenessPass(self.mapp.service.own_connection(), list(self.repos),
+                              check_only=check_only,
                               batch_size=opts.batch_size, clock=opts.clock, work=work)
         st = self.controller.prepare(spass, check_only)
         self.last_error = None

@@ -18,8 +18,7 @@ from textual.worker import get_current_worker
 from memharness_tui.tui.services.git import GitView, Judged, RowAnalysis, open_triager
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.git import Drift
-    from memharness_tui.staleness.triage import Triage
+    from memharness_tui.tui.services.git import Drift, Triage
 
 __all__ = ["LazyRowAnalysis", "RowInfo"]
 

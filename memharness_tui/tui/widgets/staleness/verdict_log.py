@@ -13,7 +13,7 @@ from memharness_tui.tui.render import clean, freshness_badge, safe, theme_color
 from memharness_tui.tui.widgets.base import SteadyScrollbars, VirtualSizeWithoutLayout
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.verdicts import Verdict
+    from memharness_tui.tui.services.passes import Verdict
 
 LOG_LINES = 2000
 LOG_DETAIL = 24  # a drain this small is logged one line per verdict
