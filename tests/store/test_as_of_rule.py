@@ -34,9 +34,11 @@ ROWS: dict[int, tuple[str, str, str | None, str, int | None, str | None]] = {
     8: ("boundary successor after T", AFTER, None, AFTER, None, None),
     9: ("boundary learned after T backdated", EARLY, None, AFTER, None, None),
     10: ("boundary learned before T valid after", AFTER, None, BEFORE, None, None),
+    11: ("boundary also learned after T backdated", EARLY, None, AFTER, None, None),
 }
 BELIEVED = {1, 2, 4, 6, 7}  # at T
 KNOWN = {1, 2, 3, 4, 5, 6, 7, 10}  # tx_at <= T: a time-travel view's totals
+# (by valid_from <= T instead it would be 1-7, 9 and 11: a different count, on purpose)
 
 
 @pytest.fixture
@@ -112,10 +114,48 @@ def test_one_instant_before_and_after(store: Store) -> None:
     """One millisecond each side of T, the rows on T's boundaries go the other way."""
     cases = {
         BEFORE: ({3, 5, 6, 7}, {2, 3, 5, 6, 7, 10}),  # 3 and 5 still believed; 1 and 4 unknown
-        AFTER: ({1, 2, 4, 8, 9, 10}, set(ROWS)),  # 6 and 7 ended at AFTER itself
+        AFTER: ({1, 2, 4, 8, 9, 10, 11}, set(ROWS)),  # 6 and 7 ended at AFTER itself
     }
     for instant, (believed, known) in cases.items():
         assert set(store.recall("", as_of=instant, limit=50).ids) == believed, instant
         assert {f.id for f in store.list_facts(as_of=instant)} == believed, instant
         [summary] = store.subjects(as_of=instant)
         assert (summary.current, summary.total) == (len(believed), len(known)), instant
+
+
+NOW = T  # the current rule, read at an instant the clock is pinned to
+
+
+@pytest.fixture
+def current_path(tmp_path: Path) -> Path:
+    """Row 1: valid since long ago; row 2: from exactly now; row 3: one millisecond later."""
+    path = tmp_path / "now.db"
+    first = Store.open(str(path), clock=FakeClock(EARLY))
+    first.remember("c", "placeholder")
+    first.close()
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("DELETE FROM facts")
+        for fid, vf in enumerate((EARLY, NOW, AFTER)):
+            conn.execute("INSERT INTO facts (id, subject, fact, valid_from, tx_at) "
+                         "VALUES (?, 'c', 'current rule', ?, ?)", (fid + 1, vf, EARLY))
+    conn.close()
+    return path
+
+
+@pytest.mark.parametrize("path_name", ["recall", "list_facts", "subjects", "counts", "stats"])
+def test_current_rule_believes_a_fact_valid_from_exactly_now(current_path: Path,
+                                                             path_name: str) -> None:
+    """Each read opens afresh: the pinned clock's first reading is exactly NOW."""
+    s = Store.open(str(current_path), clock=FakeClock(NOW, 0), trust_clock=True, readonly=True)
+    try:
+        believed = {
+            "recall": lambda: len(s.recall("", limit=10).ids),
+            "list_facts": lambda: len(s.list_facts()),
+            "subjects": lambda: s.subjects()[0].current,
+            "counts": lambda: s.counts().current,
+            "stats": lambda: s.stats().current_beliefs,
+        }[path_name]()
+    finally:
+        s.close()
+    assert believed == 2  # rows 1 and 2 (from NOW), not row 3 (from one ms later)

@@ -99,7 +99,9 @@ async def test_app_state_is_bound_down_into_every_pane(sample, config_dir):
         # a reason the app learns (a write, a pass) is the app's, not a pane's
         app.session.note({info.stale: "src/auth.py changed since aaaaaaa"})
         assert app.staleness_reason(store.get(info.stale)) == "src/auth.py changed since aaaaaaa"
-        assert not hasattr(app, "reason_provider") or app.reason_provider is None
+        assert app.reason_provider is None  # none given: the answer above is the session's
+        assert dash.panel.pass_reasons is app.session.reasons  # the pane keeps no copy
+        assert dash.panel.pass_reasons[info.stale] == "src/auth.py changed since aaaaaaa"
 
 
 # ----- bullet 2: agents' writes appear live ---------------------------------------------------
