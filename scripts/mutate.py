@@ -232,7 +232,7 @@ MUTATIONS: list[Mutation] = [
     # --- store/: the belief and diff rules ---------------------------------------------
     M("store.sql-current-valid-from", SQL,
       'return (f"{f}valid_from <= {t} AND', 'return (f"{f}valid_from < {t} AND',
-      "a fact valid from exactly now is not believed"),
+      "a fact valid from exactly now is not believed", tests=(AS_OF_TESTS,)),
     M("store.sql-as-of-valid-to", SQL,
       "({f}valid_to IS NULL OR {f}valid_to > {t})", "({f}valid_to IS NULL OR {f}valid_to >= {t})",
       "as_of at the exact end of validity still believes the old fact", tests=(AS_OF_TESTS,)),
@@ -469,6 +469,16 @@ MUTATIONS: list[Mutation] = [
       "        return self.shown[table.cursor_row]\n", "        return self.flagged[table.cursor_row]\n",
       "under a filter or sort, mark / open / revise / retract act on the loaded list's row, "
       "not the highlighted one", tests=("tests/tui_staleness/test_flagged_cursor.py",)),
+    M("tui.flagged-frozen-mid-pass", "memharness_tui/tui/widgets/dashboard.py",
+      "        self.panel.invalidate(judge_all=not self.running)\n",
+      "        if not self.running:\n            self.panel.invalidate()\n",
+      "during a pass the flagged list keeps the store before it while the header counts the "
+      "batches written", tests=("tests/tui_staleness/test_counts_agree.py",)),
+    M("tui.poll-coroutine-eager", "memharness_tui/tui/app.py",
+      'self.run_worker(self._poll_once, group="data_version"',
+      'self.run_worker(self._poll_once(), group="data_version"',
+      "a poll cancelled before it runs (at exit) leaves a coroutine never awaited",
+      tests=("tests/tui/test_poll_shutdown.py",)),
     # --- tui/render.py -----------------------------------------------------------------
     M("render.bidi-isolates", RENDER,
       "\\u2066-\\u2069", "",
