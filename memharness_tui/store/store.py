@@ -317,6 +317,8 @@ class Store:
     subjects = _part("_browse", BrowseReads.subjects)
     list_facts = _part("_browse", BrowseReads.list_facts)
     flagged = _part("_browse", BrowseReads.flagged)
+    # the big-subject walk on its own (tests/store/test_as_of_rule.py checks it is taken)
+    _newest_of_big_subject = _part("_browse", BrowseReads._newest_of_big_subject)
 
     # --- how the whole-table scans run (split_scan.py) -----------------------------------
 
