@@ -23,6 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
 from memharness_tui.tui.gc_policy import freeze_long_lived
+from memharness_tui.tui.messages import ConfirmWanted, ReposWanted
 from memharness_tui.tui.screens.base import QuickFrames
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.footer import KeysFooter
@@ -99,6 +100,22 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
         super().__init__()
         self._pane_mounts: dict[str, Awaitable[None]] = {}
         self._id_width: int | None = None
+
+    def on_confirm_wanted(self, message: ConfirmWanted) -> None:
+        """A pane asks to confirm: this screen opens the confirmation."""
+        from memharness_tui.tui.screens.confirm import ConfirmScreen
+
+        message.stop()
+        self.app.push_screen(ConfirmScreen(message.title, message.detail,
+                                           confirm=message.confirm, danger=message.danger),
+                             message.answered)
+
+    def on_repos_wanted(self, message: ReposWanted) -> None:
+        """A pane asks for the repos editor: this screen opens it."""
+        from memharness_tui.tui.screens.repos import ReposScreen
+
+        message.stop()
+        self.app.push_screen(ReposScreen(list(message.repos)), message.chosen)
 
     def on_mount(self) -> None:
         for name in MIRRORED:

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
 
-from memharness_tui.tui.messages import OpenFact, StoreChanged
+from memharness_tui.tui.messages import ConfirmWanted, OpenFact, ReposWanted, StoreChanged
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.repos import display_path
 from memharness_tui.tui.state import StalenessOptions
@@ -166,7 +166,6 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         """Before a pass writes: if fewer than half of the pins are in the repos, ask first."""
         import asyncio
 
-        from memharness_tui.tui.screens.confirm import ConfirmScreen
         from memharness_tui.tui.services.passes import RepoError, coverage_and_work
 
         info = self.mapp.info
@@ -201,11 +200,11 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
                 self.log_line(Text(f"— pass not started: {clean(sentence, single_line=True)}",
                                    style="bold"))
 
-        self.app.push_screen(ConfirmScreen(
+        self.post_message(ConfirmWanted(  # the screen opens the confirmation
             sentence,
             "A pass records every pin it cannot find as \"unresolved\", replacing the verdicts "
             "it has now. Check the repos (g), run check-only (k), or write anyway.",
-            confirm="Write anyway", danger=True), answered)
+            answered, confirm="Write anyway", danger=True))
 
     def prepare_pass(self, work: list[WorkItem] | None = None) -> PassState | None:
         """Check what a pass needs and show it starting; None (and why) when it cannot run.
@@ -316,13 +315,11 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         self.check_only = not self.check_only
 
     def action_repos(self) -> None:
-        from memharness_tui.tui.screens.repos import ReposScreen
-
         def chosen(repos: list[str] | None) -> None:
             if repos is not None:
                 self.mapp.choose_repos(repos)  # comes back down as ``repos``
 
-        self.app.push_screen(ReposScreen(list(self.repos)), chosen)
+        self.post_message(ReposWanted(list(self.repos), chosen))  # the screen opens the editor
 
     # ----- actions on the highlighted / marked facts ----------------------------------------
     def action_revise(self) -> None:
@@ -371,7 +368,7 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
                              severity="information" if result.changed else "warning", timeout=6)
             self.log_line(Text(f"— triage: {result.summary(verb)}", style="bold"))
 
-        confirm_bulk(self.mapp, kind, facts, list(self.repos), self.options.factor, done)
+        confirm_bulk(self, self.mapp, kind, facts, list(self.repos), self.options.factor, done)
 
     def action_bulk_elsewhere(self) -> None:
         reverify_elsewhere(self)
