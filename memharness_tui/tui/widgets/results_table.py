@@ -271,6 +271,8 @@ class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
         fill = style if over is None else style + over
         cells = self._cells[row]
         segments = row_segments(cells, widths, right, style, over, self._get_style)
+        if segments is not None and segments[0].style is None:  # a row without any style
+            segments = [Segment(segments[0].text, fill)]  # (see _strip: always a style)
         if segments is None:  # a cell with spans: Rich's general way
             line = row_text(cells, widths, right, style)
             if over is not None:
@@ -295,6 +297,11 @@ class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
         return self.app.console.get_style(name, default=Style.null())
 
     def _strip(self, line: Text, width: int, fill: Style) -> Strip:
+        """``line`` drawn, every segment with a style: ``Text.render`` leaves the line's own
+        style off a text without spans (a header's labels), which drew it in the terminal's
+        colours and broke Textual's ``NO_COLOR`` filter (it reads each segment's style)."""
         segments = list(line.render(self.app.console))
+        if not line.spans:
+            segments = [Segment(s.text, fill) for s in segments]
         return Strip(segments).extend_cell_length(width, fill).crop(0, width).simplify() \
             if segments else Strip([Segment(" " * width, fill)], width)
