@@ -22,7 +22,7 @@ def burst(app, text: str) -> None:
 
 
 def search_box(app) -> Input:
-    return app.screen.query_one("#search", Input)
+    return app.main_screen().query_one("#search", Input)
 
 
 async def test_keys_pressed_right_after_slash_are_typed(sample, config_dir):
@@ -88,3 +88,39 @@ async def test_a_paste_into_another_text_box_stays_there(sample, config_dir):
         app.post_message(events.Paste("auth"))
         await settle(pilot)
         assert box.value == "auth" and search_box(app).value == ""
+
+
+async def test_typing_at_launch_searches(sample, config_dir):
+    """Focus starts on the results (their keys work at once), but typing searches: ``pass``
+    used to toggle the agent view with its ``a``."""
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.screen.focused is app.screen.query_one("#results")
+        burst(app, "pass")
+        await settle(pilot)
+        assert search_box(app).value == "pass"
+        assert not app.screen.agent_view
+        await pilot.press("escape", "w", "o", "r", "d")  # typed slowly, after leaving the box
+        await settle(pilot)
+        assert search_box(app).value == "word"  # (a new search, as after ``/``)
+
+
+async def test_the_documented_keys_still_work_from_the_results(sample, config_dir):
+    from memharness_tui.tui.screens.help import HelpScreen
+
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        assert app.screen.agent_view and search_box(app).value == ""
+        await pilot.press("a", "2")
+        await settle(pilot)
+        assert app.screen.query_one("#tabs").active == "subjects"
+        await pilot.press("1", "question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        assert search_box(app).value == ""

@@ -126,6 +126,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.set_class(self.size.width < NARROW, "narrow")
 
     def on_mount(self) -> None:
+        self.query_one("#results", ResultsTable).typing_target = (
+            lambda: self.query_one("#search", Input))  # typing on the results searches
         if not self._show_first_results():
             self.run_search()  # first: the DB thread runs calls in order; this is the first paint
         self.load_subject_suggestions()

@@ -9,7 +9,7 @@ Enter selects; mouse: click moves the cursor, clicking the cursor row selects.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from rich.segment import Segment
@@ -22,9 +22,11 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widgets import Input
 
 from memharness_tui.tui.widgets.base import SteadyScrollbars
 from memharness_tui.tui.widgets.table_rows import GAP, row_segments, row_text
+from memharness_tui.tui.widgets.typing import route_typing
 
 CACHED_ROWS = 2000  # drawn rows kept (a screenful per look, width and cursor position)
 
@@ -167,6 +169,13 @@ class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
     def action_select(self) -> None:
         if self._keys:
             self.post_message(self.RowSelected(self, self._keys[self.cursor_row]))
+
+    typing_target: Callable[[], Input | None] | None = None
+    """Where typing on the table goes (``widgets.typing``); None: typing does nothing."""
+
+    def on_key(self, event: events.Key) -> None:
+        if self.typing_target is not None:
+            route_typing(self, event, self.typing_target())
 
     def on_click(self, event: events.Click) -> None:
         row = event.y - 1 + int(self.scroll_y)
