@@ -367,7 +367,10 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
                              severity="information" if result.changed else "warning", timeout=6)
             self.log_line(Text(f"— triage: {result.summary(verb)}", style="bold"))
 
-        confirm_bulk(self.mapp, kind, facts, list(self.repos), self.options.factor, done)
+        touching = [f.id for f in facts if (row := self.panel.rows.get(f.id)) is not None
+                    and row.triage is not None and row.triage.outcome == "touches"]
+        confirm_bulk(self.mapp, kind, facts, list(self.repos), self.options.factor, done,
+                     touching)
 
     def action_bulk_elsewhere(self) -> None:
         reverify_elsewhere(self)
