@@ -20,6 +20,8 @@ def _row(text: Text, label: str, value: Text | str, style: str = "") -> None:
 
 def title_text(f: Any, as_of: str | None) -> Text:
     status, style = status_label(f)
+    if status == "current":  # a belief's status, not the pin's verdict ("current" there too)
+        status = "live belief"
     title = fact_heading(f, subject_len=80, predicate_len=60)
     title.append("   ")
     title.append(f" {status} ", style="reverse " + (style or "bold"))
@@ -72,8 +74,9 @@ def pin_text(f: Any, now: str, *, badge: Callable[[str | None], Text],
     reason = reason_for(f)
     if reason:
         _row(pin, "reason", reason)
-    elif f.freshness:
-        _row(pin, "reason", "run a staleness pass to see why", "dim")
+    elif f.freshness:  # not learned in this session: say where it is told
+        _row(pin, "reason", "not known yet — the Staleness tab (4) judges it against the "
+             "repos; a pass (s there) records it", "dim")
     _row(pin, "checked head", f.checked_head[:12] if f.checked_head else "never checked",
          "" if f.checked_head else "dim")
     if f.checked_at:

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import RowDoesNotExist
+from textual.widgets.data_table import ColumnKey, RowDoesNotExist
 
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import (
@@ -98,7 +98,13 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
     def watch_id_width(self) -> None:
         self._fill_facts()
 
-    def watch_as_of(self) -> None:
+    def watch_as_of(self, as_of: str | None) -> None:
+        """In time travel the count of current beliefs is the count *then*."""
+        side = self.query_one("#subject-list", DataTable)
+        column = side.columns.get(ColumnKey("current"))  # type: ignore[arg-type]
+        if column is not None:
+            column.label = Text("Then" if as_of else "Now")
+            side.refresh()
         self.invalidate()
 
     def watch_store_revision(self) -> None:
