@@ -136,3 +136,32 @@ async def test_the_new_store_toast_does_not_cover_the_new_fact_form(tmp_path, co
         await settle(pilot)
         assert isinstance(app.screen, NewFactScreen)
         assert not list(app._notifications)
+
+
+async def test_at_120_columns_the_recall_footer_shows_reload_and_the_banner_fits(sample,
+                                                                                 config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.as_of = "2026-03-01T09:30:00.000Z"
+        await settle(pilot)
+        banner = app.screen.query_one("#asof-banner", Static)
+        assert len(plain(banner)) <= 118 and plain(banner).endswith("T: now")
+        footer_keys = [k for k in app.screen.query("FooterKey") if k.display]
+        right = max(k.region.right for k in footer_keys if k.description == "Reload")
+        assert right <= 120 - len("▏^p palette")  # whole, left of the palette key
+
+
+async def test_the_detail_time_box_never_wraps_the_age(sample, config_dir):
+    store, info = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.open_fact(info.stale)
+        await settle(pilot)
+        lines = app.screen.text_of("detail-time").splitlines()
+        learned = lines.index(next(line for line in lines if line.startswith("learned")))
+        assert lines[learned + 1].strip().endswith("ago")  # on its own row
+        box = app.screen.query_one("#detail-time")
+        assert all(len(line) <= box.content_size.width for line in lines)

@@ -51,7 +51,8 @@ def time_text(f: Any, now: str) -> Text:
     _row(tm, "valid from", f.valid_from)
     _row(tm, "valid to", f.valid_to or "now (still true)", "" if f.valid_to else "dim")
     tm.append("record time (transaction)\n", style="italic dim")
-    _row(tm, "learned", f"{f.tx_at}  ({age(f.tx_at, now)})")
+    _row(tm, "learned", f.tx_at)  # the age on a row of its own: at 120 columns the side
+    _row(tm, "", age(f.tx_at, now))  # column wrapped "(46 days" / "ago)" mid-phrase
     _row(tm, "retracted", f.retracted_at or "—", "bold" if f.retracted_at else "dim")
     if f.superseded_by is not None:
         _row(tm, "superseded by", f"#{f.superseded_by}")
@@ -80,7 +81,8 @@ def pin_text(f: Any, now: str, *, badge: Callable[[str | None], Text],
     _row(pin, "checked head", f.checked_head[:12] if f.checked_head else "never checked",
          "" if f.checked_head else "dim")
     if f.checked_at:
-        _row(pin, "checked at", f"{f.checked_at}  ({age(f.checked_at, now)})")
+        _row(pin, "checked at", f.checked_at)
+        _row(pin, "", age(f.checked_at, now))
     else:
         _row(pin, "checked at", "—", "dim")
     pin.rstrip()

@@ -47,15 +47,17 @@ MAIN_WIDGET = {"recall": "#results", "subjects": "#subject-list", "diff": "#diff
                "staleness": "#flagged-table"}
 MIRRORED = ("as_of", "store_revision", "readonly", "repos")
 
-ASOF_BANNER = ("⏱ AS OF {as_of} — time travel: Recall, Subjects and Changes show what was "
-               "believed then; staleness verdicts are as of the last pass  (T: now)")
+ASOF_BANNER = ("⏱ AS OF {as_of}: believed then, in every list; staleness verdicts are as of "
+               "the last pass · T: now")  # one line at 120 columns (it was cut there)
 
 
 class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     AUTO_FOCUS = "#results"
     BINDINGS = [
+        # not in the footer: each tab's label shows its key ("Recall [1]"), and at 120
+        # columns the footer had no room left for its last keys ("r Reloa▏")
         *[Binding(key, f"show_tab('{tab}')", title, id=f"main.tab.{tab}", priority=True,
-                  tooltip=f"Show the {title} tab")
+                  show=False, tooltip=f"Show the {title} tab")
           for tab, title, key in TABS],
         # priority: handled in the order keys arrive, so the keys typed right after it (a
         # paste, a fast burst) already find the box focused; in a text box it is typed
