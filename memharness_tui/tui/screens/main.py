@@ -18,13 +18,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
 from memharness_tui.tui.gc_policy import freeze_long_lived
-from memharness_tui.tui.screens.base import QuickFrames
-from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.screens.base import AppScreen
 from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
 from memharness_tui.tui.widgets.recall import RecallPane
@@ -51,7 +49,7 @@ ASOF_BANNER = ("⏱ AS OF {as_of} — time travel: Recall, Subjects and Changes 
                "believed then; staleness verdicts are as of the last pass  (T: now)")
 
 
-class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
+class MainScreen(AppScreen):
     AUTO_FOCUS = "#results"
     BINDINGS = [
         *[Binding(key, f"show_tab('{tab}')", title, id=f"main.tab.{tab}", priority=True,
@@ -135,7 +133,7 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
         mounted = self._pane_mounts.get(tab)
         if mounted is None:
             if tab == "staleness":  # shown before the repos were settled: settle them now
-                self.run_worker(self.mapp.repos_known(), group="repos", exit_on_error=False)
+                self.run_worker(self.mapp.repo_prefs.known(), group="repos", exit_on_error=False)
             mounted = self.query_one(f"#tabs TabPane#{tab}", TabPane).mount(self._new_pane(tab))
             self._pane_mounts[tab] = mounted
         return mounted
@@ -143,22 +141,22 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     @work(group="hidden-panes", exit_on_error=False)
     async def _build_hidden_panes(self) -> None:
         """Once the first results are painted, build the other tabs' panes one by one."""
-        await self.mapp.first_recall_settled()
+        await self.mapp.opening.settled()
         recall = self.query_one(RecallPane)
         for _ in range(10):  # its results shown and painted (or given up on: a failed read)
             await self._next_refresh()
             if recall.last_result is not None:
                 break
-        self.mapp.first_results_shown()
+        self.mapp.opening.shown()
         await recall.mount_filters()  # the real Selects, in place of the first frame's stubs
         await self._next_refresh()
-        await self.mapp.repos_known()  # the dashboard and new facts use them
+        await self.mapp.repo_prefs.known()  # the dashboard and new facts use them
         for tab, _title, _key in TABS[1:]:
             mounted = self._pane_ready(tab)
             if mounted is not None:
                 await mounted
             await self._next_refresh()  # a keystroke gets in between two panes
-        self.mapp.build_detail_screen()
+        self.mapp.details.build_ahead()
         await self._next_refresh()
         freeze_long_lived()  # every pane built: full collections skip what lives as long as the app
 

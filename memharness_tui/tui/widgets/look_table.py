@@ -27,7 +27,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
 
-from memharness_tui.tui.widgets.base import SteadyScrollbars
+from memharness_tui.tui.perf.scrolling import SteadyScrollbars
 
 LOOKS_KEPT = 4  # focused / not focused, and a spare for a theme switched back and forth
 

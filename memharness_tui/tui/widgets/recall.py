@@ -135,7 +135,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         start usually has them before the screen is built), so the screen's first layout and
         frame include them: one layout instead of the empty table's and then the results'."""
         params = self.current_params()
-        result = self.mapp.first_recall_result(params)
+        result = self.mapp.opening.result(params)
         if result is None:
             return False
         self.params = params
@@ -240,7 +240,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     async def _search(self, params: RecallParams, base_limit: int, keep_cursor: bool) -> None:
         revision = self.store_revision
         self._shown_key = None
-        first = self.mapp.take_first_recall(params)  # started while the screen was built
+        first = self.mapp.opening.take(params)  # started while the screen was built
         result = await (first if first is not None else self.mapp.service.recall(params))
         agent_text: str | None = None
         if self.agent_view:

@@ -23,7 +23,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from memharness_tui.tui.widgets.base import SteadyScrollbars
+from memharness_tui.tui.perf.scrolling import SteadyScrollbars
 from memharness_tui.tui.widgets.table_rows import GAP, row_segments, row_text
 
 CACHED_ROWS = 2000  # drawn rows kept (a screenful per look, width and cursor position)
