@@ -128,7 +128,7 @@ class MemharnessApp(App[int]):
         self.details = FactDetails(self)
         self.idle_gc = IdleCollector()
         self.repo_prefs = ReposPreferences(lambda: self.options, self.config_dir, self._set_repos,
-                                           lambda text: self.notify(text, severity="warning"))
+                                           self._warn)
         self.themes = ThemePreferences(self, self.settings, self.config_dir)
         self._theme_problems = self.themes.register()
         self.theme = self.themes.starting()  # the saved one, if it can still be used
@@ -231,8 +231,15 @@ class MemharnessApp(App[int]):
 
     async def _poll_once(self) -> None:
         """``PRAGMA data_version`` on the DB thread: has another connection committed?"""
+        from memharness_tui.store.errors import FileReplaced
+
         try:
             version = await self.service.data_version()
+        except FileReplaced as exc:  # the path names another file now (or none)
+            from memharness_tui.tui import file_gone
+
+            file_gone.notice(self, exc.message)
+            return
         except Exception:  # noqa: BLE001 - a failed poll just means "look again later"
             return
         finally:
@@ -260,8 +267,13 @@ class MemharnessApp(App[int]):
                         f"{type(error).__name__}: {_message(error)}{where}"))
 
     def report_error(self, exc: BaseException) -> None:
-        from memharness_tui.store.errors import MemharnessError
+        from memharness_tui.store.errors import FileReplaced, MemharnessError
 
+        if isinstance(exc, FileReplaced):
+            from memharness_tui.tui import file_gone
+
+            file_gone.notice(self, exc.message, again=True)
+            return
         if isinstance(exc, MemharnessError):
             self.notify(_message(exc), title=exc.code.replace("_", " ").lower(),
                         severity="error", timeout=6)
@@ -286,6 +298,10 @@ class MemharnessApp(App[int]):
 
     def _set_repos(self, repos: tuple[str, ...]) -> None:
         self.repos = repos
+
+    def _warn(self, text: str, title: str) -> None:
+        """A warning from one of the app's parts (the repos file, a save that failed)."""
+        self.notify(text, title=title, severity="warning", timeout=10 if title else None)
 
     def action_pick_theme(self) -> None:
         from memharness_tui.tui.screens.modals import ThemePicker

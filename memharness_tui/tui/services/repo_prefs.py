@@ -15,8 +15,8 @@ from pathlib import Path
 
 from memharness_tui.tui.state import StalenessOptions
 
-Notify = Callable[[str], None]
-"""Says a warning to the user (the app's ``notify``)."""
+Warn = Callable[[str, str], None]
+"""Says a warning to the user: (text, title) (the app's ``notify``)."""
 
 
 class ReposPreferences:
@@ -24,7 +24,7 @@ class ReposPreferences:
     ``options``: the app's pass options now (an embedder may replace them before the open)."""
 
     def __init__(self, options: Callable[[], StalenessOptions], config_dir: Path,
-                 set_repos: Callable[[tuple[str, ...]], None], warn: Notify) -> None:
+                 set_repos: Callable[[tuple[str, ...]], None], warn: Warn) -> None:
         self._options = options
         self._config_dir = config_dir
         self._set_repos = set_repos
@@ -36,9 +36,12 @@ class ReposPreferences:
 
     def settle_known(self, db_path: str) -> None:
         """Take the repos given in the options or saved for ``db_path``, if any."""
-        from memharness_tui.tui.repos import saved_repos
+        from memharness_tui.tui.repos import repos_file_problem, saved_repos
 
         self._db_path = db_path
+        problem = repos_file_problem(self._config_dir)
+        if problem is not None:  # kept as it is; say so rather than silently use defaults
+            self._warn(problem, "repos not loaded")
         opts = self._options()
         known = list(opts.repos) if opts.repos is not None else saved_repos(
             self._config_dir, db=db_path)
@@ -68,7 +71,7 @@ class ReposPreferences:
         try:
             save_repos(list(self._repos), self._config_dir, db=self._db_path)
         except OSError as exc:
-            self._warn(f"Repos changed but not saved: {exc}")
+            self._warn(f"Repos changed but not saved: {exc}", "")
 
     def _settle(self, repos: tuple[str, ...]) -> None:
         self._settled = True

@@ -276,6 +276,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         line.append(summary.plain)
         line.append(f"  ({took.plain})", style="dim")
         self.log_line(line)
+        for message in st.spass.report.repo_errors:  # damaged objects: those pins left as they were
+            self.log_line(Text(f"✗ repo error: {clean(message, single_line=True)}", style="bold red"))
         if ev.stale and not st.check_only:
             stale_ids = list(st.spass.report.stale_ids)[:50]
             self.log_line(Text("  stale ids: " + ", ".join(f"#{i}" for i in stale_ids)
