@@ -21,6 +21,7 @@ from typing import Any, cast
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widget import Widget
+from textual.widgets import RichLog
 
 
 def virtual_size_without_layout() -> Reactive[Size]:
@@ -58,3 +59,10 @@ class SteadyScrollbars:
         changed = cast("Any", super())._size_updated(size, virtual_size, container_size, layout)
         self._steady_for = (widget._size, widget.container_size, widget.virtual_size)
         return changed
+
+
+def log_size_known(log: RichLog) -> bool:
+    """Whether ``log`` knows its size yet (``RichLog._size_known``): before that, its writes
+    are deferred and scroll themselves. The verdict log scrolls once per drain instead of once
+    per line when it does, painting its end in the same frame as its new lines."""
+    return bool(log._size_known)

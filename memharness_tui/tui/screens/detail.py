@@ -13,12 +13,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
 from textual.widgets import Header, Static, Tree
 
+from memharness_tui.tui.perf.footer import KeysFooter
 from memharness_tui.tui.perf.layout import laid_out_at
 from memharness_tui.tui.perf.tree import KeptLinesTree
 from memharness_tui.tui.render import believed_at, clean, freshness_badge, safe, status_label
 from memharness_tui.tui.screens import detail_boxes as boxes
 from memharness_tui.tui.screens.base import AppScreen
-from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.worddiff import diff_line
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ class FactDetailScreen(AppScreen):
         # would reach the screen after it (a frame at the old sizes, then a layout).
         self.refresh(layout=True)
 
-    def _on_resize(self, event: events.Resize) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         if self._laid_out_at(event.size):
             # Screen's own handler lays this screen and the one under it out again; a new
             # screen gets this Resize from its own first layout, at the size it just used.

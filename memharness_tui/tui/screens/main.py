@@ -22,8 +22,9 @@ from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
 from memharness_tui.tui.gc_policy import freeze_long_lived
+from memharness_tui.tui.perf.binding import binding_context
+from memharness_tui.tui.perf.footer import KeysFooter
 from memharness_tui.tui.screens.base import AppScreen
-from memharness_tui.tui.widgets.footer import KeysFooter
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.welcome import Welcome, welcome_text
@@ -110,7 +111,7 @@ class MainScreen(AppScreen):
     def _new_pane(self, tab: str) -> Widget:
         """The pane of ``tab``, bound to this screen's reactives (as compose would)."""
         bound = (MainScreen.as_of, MainScreen.store_revision, MainScreen.readonly)
-        with self._context():  # data_bind binds to the node whose context is active
+        with binding_context(self):  # data_bind binds to the node whose context is active
             if tab == "subjects":
                 from memharness_tui.tui.widgets.subjects import SubjectsPane
 

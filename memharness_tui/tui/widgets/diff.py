@@ -14,9 +14,9 @@ from textual.reactive import reactive
 from textual.widgets import Button, DataTable, Input, Static
 
 from memharness_tui.tui.messages import OpenFact
+from memharness_tui.tui.perf.look_table import LookCachedTable
 from memharness_tui.tui.render import cell, clean, parse_iso, theme_color
 from memharness_tui.tui.widgets.base import LoadsWhenShown
-from memharness_tui.tui.widgets.look_table import LookCachedTable
 from memharness_tui.tui.widgets.search_box import SearchBox
 
 if TYPE_CHECKING:

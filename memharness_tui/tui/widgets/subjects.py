@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import RowDoesNotExist
 
 from memharness_tui.tui.messages import OpenFact
+from memharness_tui.tui.perf.look_table import LookCachedTable
 from memharness_tui.tui.render import (
     cell,
     clean,
@@ -24,7 +25,6 @@ from memharness_tui.tui.render import (
 )
 from memharness_tui.tui.widgets.base import LoadsWhenShown
 from memharness_tui.tui.widgets.columns import Column, fit
-from memharness_tui.tui.widgets.look_table import LookCachedTable
 from memharness_tui.tui.widgets.search_box import SearchBox
 
 if TYPE_CHECKING:

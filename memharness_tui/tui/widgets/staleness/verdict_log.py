@@ -12,6 +12,7 @@ from textual.widgets import RichLog
 
 from memharness_tui.tui.perf.scrolling import (
     SteadyScrollbars,
+    log_size_known,
     update_scrollbars,
     virtual_size_without_layout,
 )
@@ -51,13 +52,13 @@ class VerdictLog(SteadyScrollbars, RichLog):
         if not verdicts:
             return
         self._verdicts(verdicts, several_repos)
-        if self.auto_scroll and self._size_known:
+        if self.auto_scroll and log_size_known(self):
             # One scroll per drain, at once: the new virtual size is already known (no layout
             # to wait for), so the log is painted at its end in the same frame as its lines.
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def _verdicts(self, verdicts: Sequence[Verdict], several_repos: bool) -> None:
-        scroll = None if not self._size_known else False  # deferred writes scroll themselves
+        scroll = None if not log_size_known(self) else False  # deferred writes scroll themselves
         if len(verdicts) <= LOG_DETAIL:
             for v in verdicts:
                 self.write(self._verdict_line(v, several_repos), scroll_end=scroll)
