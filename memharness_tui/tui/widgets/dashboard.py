@@ -142,8 +142,9 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.controller.close()
 
     def watch_store_revision(self) -> None:
-        if not self.running:  # a pass reloads once at its end
-            self.panel.invalidate()
+        # The list follows the store as the header's counts do, a pass's batches included;
+        # meanwhile git judges only rows new to it (the pass's end judges them all again).
+        self.panel.invalidate(judge_all=not self.running)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in WRITE_ACTIONS and self.readonly:
