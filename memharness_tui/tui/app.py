@@ -358,7 +358,7 @@ class MemharnessApp(App[int]):
         from memharness_tui.tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))  # its keys from the screen it opens on
 
     def action_time_travel(self) -> None:
         from memharness_tui.tui.screens.modals import TimeTravelModal
