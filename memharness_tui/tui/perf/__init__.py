@@ -13,4 +13,13 @@ private Textual name used anywhere else in the package.
   ``ScrollView._size_updated``, ``Widget._size``).
 - :mod:`.layout` — has a resized screen (and those under it) been laid out at the new size
   (``Screen._compositor``, ``App._background_screens``).
+- :mod:`.footer` — the key footer rewritten in place, in the frame its bindings changed
+  (``textual.widgets._footer.FooterKey``, the widgets' layout/repaint flags).
+- :mod:`.look_table` — a ``DataTable`` that keeps its rendered rows per look (its private
+  render caches).
+- :mod:`.tree` — the chain ``Tree`` keeps its lines when only its height changes.
+- :mod:`.binding` — a screen's context for ``data_bind`` outside ``compose``.
+
+The one private name left outside (named in the guard): ``App._handle_exception``, the only
+hook for the app's "one line and a crash log, never a traceback".
 """

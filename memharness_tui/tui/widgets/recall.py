@@ -10,7 +10,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Input, Static
@@ -72,14 +71,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     as_of: reactive[str | None] = reactive(None, init=False)
     store_revision: reactive[int] = reactive(0, init=False)
     readonly: reactive[bool] = reactive(False, init=False)
-
-    class Shown(Message):
-        """Results for ``params`` are on screen (tests and benchmarks wait for this)."""
-
-        def __init__(self, params: RecallQuery, result: Any) -> None:
-            super().__init__()
-            self.params = params
-            self.result = result
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -297,7 +288,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         else:
             table.set_rows(rows)
         self._status(params, result)
-        self.post_message(self.Shown(params, result))
 
     def _status(self, params: RecallParams, result: Any) -> None:
         n = len(result.facts)
