@@ -131,6 +131,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         yield VerdictLog(self.short, id="dash-log")
 
     def on_mount(self) -> None:
+        self.watch(self, "repos", self.follow.repos_changed, init=False)  # follow the new list
         self.log_line(Text("s start a pass · Enter revise · Space mark, then y still true / "
                            "w downgrade · ? all keys", style="dim"))
 
@@ -314,9 +315,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     def action_toggle_follow(self) -> None:
         self.follow.toggle()
-
-    def watch_repos(self) -> None:
-        self.follow.repos_changed()
 
     def action_toggle_check_only(self) -> None:
         self.check_only = not self.check_only

@@ -161,7 +161,7 @@ class FollowMode:
         self._dash.mapp.notify(line, title="follow", timeout=8)  # the app's door: literal text
         self._dash.log_line(Text(f"— {clean(line, single_line=True)}", style="bold"))
 
-    def repos_changed(self) -> None:
+    def repos_changed(self, _repos: object = None) -> None:
         if self.following:  # watch the new list
             self._stop()
             self._start()
