@@ -33,6 +33,10 @@ def estimate_tokens(text: str) -> int:
 class RecallReads(StoreParts):
     """``Store.recall`` and the split scan behind its scanning queries."""
 
+    #: Set only during ``Store.recall_first_screen`` (store/first_screen.py): the scanning
+    #: queries rank just the rows with a larger id.
+    _scan_above: int | None = None
+
     @_guarded(writing=False)
     def recall(
         self,
@@ -136,8 +140,16 @@ class RecallReads(StoreParts):
         """Rows of the scanning recall query (the empty query, the LIKE fallback). Split:
         each id range ranks its own best ``limit`` ids, and the one query ranks their union —
         the overall best are among them, so rows and order are the unsplit query's."""
+        if self._scan_above is not None:
+            return self._ranked_scan_above(filters, params, self._scan_above)
         parts = self._split_rows(sql.ranked_ids_query([*filters, sql.IN_RANGE]), params)
         if parts is not None:
             filters = [*filters, sql.AMONG_IDS]
             params = {**params, "ids": json.dumps([i for part in parts for (i,) in part])}
         return self.conn.execute(sql.recall_query(fts=False, filters=filters), params).fetchall()
+
+    def _ranked_scan_above(self, filters: list[str], params: dict[str, Any], above: int
+                           ) -> list[Any]:
+        """The scanning recall query over the rows with an id above ``above`` only."""
+        return self.conn.execute(sql.recall_query(fts=False, filters=[*filters, sql.ABOVE_ID]),
+                                 {**params, "above": above}).fetchall()

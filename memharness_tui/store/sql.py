@@ -113,6 +113,8 @@ ORDER BY 1.0 * f.confidence * {tail} DESC, f.tx_at DESC, f.id DESC
 
 
 AMONG_IDS = "f.id IN (SELECT value FROM json_each(:ids))"
+# A first screen (store/first_screen.py): the newest rows only (a rowid range, no scan below).
+ABOVE_ID = "f.id > :above"
 
 REINFORCE_ACCESS = (
     "UPDATE facts SET last_accessed_at = ? WHERE id IN (SELECT value FROM json_each(?))"

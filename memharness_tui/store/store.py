@@ -33,6 +33,7 @@ from .errors import (
     show_path,
     translate_sqlite,
 )
+from .first_screen import FirstScreenReads
 from .models import bound_model
 from .recall import RecallReads
 from .remembered import RememberedReads
@@ -50,7 +51,8 @@ def _empty(path: str) -> bool:
         return False
 
 
-class Store(FactWrites, VerdictWriter, RecallReads, BrowseReads, SplitScans, RememberedReads):
+class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseReads, SplitScans,
+            RememberedReads):
     """A memharness store on one SQLite file. Use one Store per thread.
 
     A fresh file (absent, or an empty SQLite file) is not touched by opening it: reads
