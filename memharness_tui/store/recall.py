@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 from . import sql
+from .age_bound import AgeBound
 from .driver import sqlite3
 from .errors import InvalidInput
 from .rows import StoreParts, _fact, _guarded
@@ -30,7 +31,7 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
 
 
-class RecallReads(StoreParts):
+class RecallReads(AgeBound, StoreParts):
     """``Store.recall`` and the split scan behind its scanning queries."""
 
     #: Set only during ``Store.recall_first_screen`` (store/first_screen.py): the scanning
@@ -142,6 +143,11 @@ class RecallReads(StoreParts):
         the overall best are among them, so rows and order are the unsplit query's."""
         if self._scan_above is not None:
             return self._ranked_scan_above(filters, params, self._scan_above)
+        cuts = self._recent_enough(filters, params)  # store/age_bound.py
+        if cuts is not None:
+            # before any LIKE: an old row is then dropped without reading its text
+            filters = [filters[0], sql.RECENT_ENOUGH, *filters[1:]]
+            params = {**params, **cuts}
         parts = self._split_rows(sql.ranked_ids_query([*filters, sql.IN_RANGE]), params)
         if parts is not None:
             filters = [*filters, sql.AMONG_IDS]

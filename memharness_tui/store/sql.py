@@ -115,6 +115,31 @@ ORDER BY 1.0 * f.confidence * {tail} DESC, f.tx_at DESC, f.id DESC
 AMONG_IDS = "f.id IN (SELECT value FROM json_each(:ids))"
 # A first screen (store/first_screen.py): the newest rows only (a rowid range, no scan below).
 ABOVE_ID = "f.id > :above"
+# Rows that may still score high enough (store/age_bound.py): a reference time on or after
+# the cut date of the row's kind and importance, or one that is not a plain YYYY-MM-DD text,
+# or a confidence above 1 (those are always scored). An importance outside 1..10 cuts at ''.
+REF_TIME = "COALESCE(f.last_accessed_at, f.tx_at)"
+
+
+def _cut_by_importance(kind: str) -> str:
+    whens = " ".join(f"WHEN {i} THEN :cut_{kind}_{i}" for i in range(1, 11))
+    return f"(CASE f.importance {whens} ELSE '' END)"
+
+
+RECENT_ENOUGH = f"""({REF_TIME} >= (CASE f.kind
+    WHEN 'episodic' THEN {_cut_by_importance('episodic')}
+    WHEN 'procedural' THEN {_cut_by_importance('procedural')}
+    ELSE {_cut_by_importance('semantic')} END)
+  OR NOT {REF_TIME} GLOB '[0-9][0-9][0-9][0-9]-*' OR f.confidence > 1)"""
+
+
+def top_scores_query(filters: list[str]) -> str:
+    """The scanning recall's best ``:limit`` scores (store/age_bound.py learns theta here)."""
+    tail = f"{IMPORTANCE_BOOST} * {DECAY} * {FRESHNESS_FACTOR}"
+    return f"""SELECT 1.0 * f.confidence * {tail} AS score FROM facts f
+WHERE {' AND '.join(filters)}
+ORDER BY score DESC
+{LIMIT}"""
 
 REINFORCE_ACCESS = (
     "UPDATE facts SET last_accessed_at = ? WHERE id IN (SELECT value FROM json_each(?))"
