@@ -12,11 +12,15 @@ rowid range), a row can only reach the answer if
 with ``M`` the largest product of the other factors and ``HL`` the longest half-life.
 ``sql.RECENT_ENOUGH`` keeps every row whose reference time (``last_accessed_at`` or
 ``tx_at``) is on or after a cut date a week earlier than that age allows, and every row
-whose timestamp is not a plain ``YYYY-MM-DD…`` text (those are scored as before):
+whose reference time has no ``-`` as its fifth character (those are scored as before):
 
-- a text starting ``YYYY-MM-DD`` is, for ``julianday``, a time within that date, shifted by
-  at most an hour 24, a day 31 in a short month (+3 days) and a ±14:59 offset; so a date
-  before the cut is older than the bound allows, with days to spare;
+- of the texts ``julianday`` reads, those with a ``-`` fifth are ``YYYY-MM-DD…`` dates and
+  numbers with a negative exponent and at most three characters before it (``999e-1``:
+  julian day 99.9, thousands of years before any cut, which is after year 1000);
+- a ``YYYY-MM-DD…`` text is a time within that date, shifted by at most an hour 24, a day
+  31 in a short month (+3 days) and a ±14:59 offset; so a date before the cut is older than
+  the bound allows, with days to spare (other texts with a ``-`` fifth read as NULL: such
+  a score sorts below theta's rows);
 - the remaining slack (1e-9 of theta) covers the floating-point products.
 
 A row it drops therefore scores below theta and cannot be among the first ``limit`` (ties

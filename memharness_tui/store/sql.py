@@ -116,8 +116,9 @@ AMONG_IDS = "f.id IN (SELECT value FROM json_each(:ids))"
 # A first screen (store/first_screen.py): the newest rows only (a rowid range, no scan below).
 ABOVE_ID = "f.id > :above"
 # Rows that may still score high enough (store/age_bound.py): a reference time on or after
-# the cut date of the row's kind and importance, or one that is not a plain YYYY-MM-DD text,
-# or a confidence above 1 (those are always scored). An importance outside 1..10 cuts at ''.
+# the cut date of the row's kind and importance, or one without a '-' fifth (not YYYY-MM-DD…:
+# a number or a time of day, see store/age_bound.py), or a confidence above 1: those are
+# always scored. An importance outside 1..10 cuts at ''.
 REF_TIME = "COALESCE(f.last_accessed_at, f.tx_at)"
 
 
@@ -130,7 +131,7 @@ RECENT_ENOUGH = f"""({REF_TIME} >= (CASE f.kind
     WHEN 'episodic' THEN {_cut_by_importance('episodic')}
     WHEN 'procedural' THEN {_cut_by_importance('procedural')}
     ELSE {_cut_by_importance('semantic')} END)
-  OR NOT {REF_TIME} GLOB '[0-9][0-9][0-9][0-9]-*' OR f.confidence > 1)"""
+  OR substr({REF_TIME}, 5, 1) != '-' OR f.confidence > 1)"""
 
 
 def top_scores_query(filters: list[str]) -> str:
