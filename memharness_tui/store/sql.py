@@ -71,17 +71,26 @@ FRESHNESS_FACTOR = """(CASE f.freshness
   ELSE 1.0 END)"""
 
 
+# The FTS candidates: the best ``cap`` matches by rank, numbered. The reference writes
+# ``ORDER BY rank LIMIT cap``, which FTS5 serves by sorting EVERY match (its rank sort does
+# not know the LIMIT): a term in every row sorted all 100k. ``ORDER BY +rank`` is the same
+# order (the same rank column, the table's own rank function) sorted by SQLite with the
+# LIMIT, keeping ``cap`` rows; both sorts keep equal ranks in rowid order, as FTS5 yields
+# them, so the ids and their numbers are the reference's (tests/store/test_fts_candidates.py).
+FTS_CANDIDATES = f"""
+  SELECT id, row_number() OVER (ORDER BY r) AS fts_rank FROM (
+    SELECT rowid AS id, rank AS r FROM facts_fts WHERE facts_fts MATCH :match
+    ORDER BY +rank LIMIT {run_time('cap')})
+"""
+
+
 def recall_query(*, fts: bool, filters: list[str]) -> str:
     """The ranked recall SELECT; the FTS variant drives from the capped match set."""
     where = f"WHERE {' AND '.join(filters)}" if filters else ""
     tail = f"{IMPORTANCE_BOOST} * {DECAY} * {FRESHNESS_FACTOR}"
     if fts:
         # MATERIALIZED pins the join order: drive from the small FTS candidate set.
-        return f"""WITH m AS MATERIALIZED (
-  SELECT rowid AS id, row_number() OVER (ORDER BY rank) AS fts_rank
-  FROM facts_fts WHERE facts_fts MATCH :match
-  ORDER BY rank LIMIT {run_time('cap')}
-)
+        return f"""WITH m AS MATERIALIZED ({FTS_CANDIDATES})
 SELECT {COLS}, m.fts_rank AS fts_rank,
   (1.0 / (:rrf_k + m.fts_rank)) * f.confidence * {tail} AS score
 FROM m CROSS JOIN facts f ON f.id = m.id
