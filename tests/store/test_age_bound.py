@@ -208,3 +208,12 @@ def test_the_cut_keeps_every_reference_time_julianday_puts_after_the_bound() -> 
     late = [(t, kept) for t, jd, kept in rows if jd is not None and jd >= bound]
     assert late and all(kept for _, kept in late), [t for t, kept in late if not kept]
     assert any(not kept for _, _, kept in rows)  # and it does drop the older ones
+
+
+@pytest.mark.parametrize("ask", [{"limit": 8}, {"limit": 60}, {"query": "ogs", "limit": 10}])
+def test_a_split_scan_with_the_cut_answers_as_the_whole_scan_without_it(
+        monkeypatch: pytest.MonkeyPatch, stores: tuple[Store, Store], ask: dict) -> None:
+    pruned, plain = stores
+    pruned.split_scans(parts=2, split_from=0)
+    got, want = _both(monkeypatch, pruned, plain, ask)
+    assert got == want and got.facts
