@@ -16,6 +16,11 @@ from typing import Any, NoReturn
 
 from . import cli_args
 from .cli_args import UsageError
+from .cli_doctor import add_parser as add_doctor
+from .cli_doctor import cmd_doctor
+from .cli_hybrid import query_vector
+from .cli_reembed import add_parser as add_reembed
+from .cli_reembed import cmd_reembed
 from .cli_serve import cmd_serve
 from .cli_text import json_visible, one_line, visible_tree
 from .store import FakeClock, MemharnessError, Store
@@ -140,9 +145,17 @@ def build_parser() -> argparse.ArgumentParser:
     else:
         add_staleness(sub)
 
+    add_reembed(sub)
+    add_doctor(sub)
+    from .cli_hygiene import add_parser as add_hygiene
+
+    add_hygiene(sub, _common)
+
     sv = sub.add_parser("serve", help="serve the app to a browser on localhost")
     sv.add_argument("--port", type=_integer, default=8000)
     sv.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
+    sv.add_argument("--readonly", action="store_true", default=argparse.SUPPRESS,
+                    help="serve the app read-only")
     sv.add_argument("--demo", action="store_true")
     return p
 
@@ -191,7 +204,7 @@ def _emit(
     print(render(visible_tree(shown) if tty else shown))
 
 
-WRITE_COMMANDS = ("remember", "revise", "forget")
+WRITE_COMMANDS = ("remember", "revise", "forget", "reembed")
 
 
 def _open(args: argparse.Namespace, *, readonly: bool) -> Store:
@@ -227,6 +240,7 @@ def _fmt_recall_here(r: RecallResult) -> str:
 
 def _cmd_recall(args: argparse.Namespace) -> int:
     with _open(args, readonly=not args.reinforce) as store:
+        vector = query_vector(store, args.query)  # MEMHARNESS_HYBRID=1: as the agent's server
         r = store.recall(
             args.query,
             subject=args.subject,
@@ -236,6 +250,7 @@ def _cmd_recall(args: argparse.Namespace) -> int:
             max_tokens=args.max_tokens,
             freshness=args.freshness,
             reinforce=args.reinforce,
+            query_vector=vector,
         )
     data = {
         "ids": r.ids,
@@ -271,7 +286,11 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 
 
 def _cmd_remember(args: argparse.Namespace) -> int:
+    from .hygiene.nudges import REMEMBER_SIMILAR_LIMIT, remember_note, remember_text
+
     with _open(args, readonly=False) as store:
+        # the server's dedup gate: read before the write, so the fact is not compared to itself
+        similar = store.near_duplicates(args.subject, args.fact, limit=REMEMBER_SIMILAR_LIMIT)
         new_id, tx_at = store.remember(
             args.subject,
             args.fact,
@@ -281,7 +300,10 @@ def _cmd_remember(args: argparse.Namespace) -> int:
             kind=args.kind,
             **_provenance_args(args),
         )
-    _emit(args, {"id": new_id, "tx_at": tx_at}, lambda _: f"Remembered as fact #{new_id}.")
+    note = remember_note(args.subject, args.fact, similar, pinned=args.source_commit is not None)
+    data = {"id": new_id, "tx_at": tx_at, "note": note.removeprefix(" Note: ") or None}
+    # the note quotes the subject: shown through _emit like any other text on a terminal
+    _emit(args, data, lambda d: remember_text(d["id"], f" Note: {d['note']}" if d["note"] else ""))
     return 0
 
 
@@ -318,6 +340,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "revise": _cmd_revise,
     "forget": _cmd_forget,
     "serve": cmd_serve,
+    "reembed": cmd_reembed,
+    "doctor": cmd_doctor,
 }
 
 
@@ -360,6 +384,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .tui.app import run_app
 
             return run_app(args.db, readonly=args.readonly, demo=args.demo)
+        if args.command == "hygiene":
+            from .cli_hygiene import run as run_hygiene
+
+            return run_hygiene(args, _open)
         if args.command == "staleness":
             from .staleness.cli import run as run_staleness
 

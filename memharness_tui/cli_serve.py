@@ -43,27 +43,40 @@ def _check_port(port: int) -> None:
                 raise UsageError(f"cannot listen on localhost:{port}: {exc.strerror}") from None
 
 
-def _check_serve_db(db: str | None) -> None:
-    """Open an existing database once, as each browser session's app will: a file it cannot
-    use (foreign, corrupt, too new) is one line now, not an error in every session."""
+def _check_serve_db(db: str | None, *, readonly: bool) -> None:
+    """Look at an existing database once, as each browser session's app will open it: a file
+    it cannot use (foreign, corrupt, too new; read-only and in need of migrating) is one line
+    now, not an error in every session. The look never writes: migrating (and its backup) is
+    the served app's to do, and only when it may write."""
     from .paths import default_db_path
 
     path = os.path.expanduser(db if db is not None else default_db_path())
-    if os.path.exists(path):
-        with Store.open(path):
+    if not os.path.exists(path):
+        return
+    if readonly:  # exactly the open each session makes, and a read-only open writes nothing
+        with Store.open(path, readonly=True):
             pass
+        return
+    from .store.db import precheck
+    from .store.errors import translate_sqlite
+    from .store.recognise import refuse_unless_ours
+
+    with translate_sqlite(path):
+        refuse_unless_ours(precheck(path), path)  # read-only connections only
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from .tui.serve import serve
 
     if not args.demo:
-        _check_serve_db(args.db)
+        _check_serve_db(args.db, readonly=args.readonly)
     _check_port(args.port)
 
     app_args: list[str] = []
     if args.db:
         app_args += ["--db", args.db]
+    if args.readonly:
+        app_args.append("--readonly")
     if args.demo:
         app_args.append("--demo")
     serve(args.port, app_args)

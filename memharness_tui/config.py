@@ -5,14 +5,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from memharness_tui.paths import cache_dir, config_dir
 
-__all__ = ["Settings", "cache_dir", "config_dir", "load_settings", "save_settings",
-           "user_themes_dir"]
+__all__ = ["SettingsFileDamaged", "Settings", "atomic_write_text", "cache_dir", "config_dir",
+           "load_settings", "readable_json", "save_settings", "user_themes_dir"]
 
 SETTINGS_FILE = "settings.json"
 MAX_RECENT_REPOS = 10
@@ -29,6 +33,74 @@ class Settings:
 
     def add_recent_repo(self, repo: str) -> None:
         self.recent_repos = [repo, *[r for r in self.recent_repos if r != repo]][:MAX_RECENT_REPOS]
+
+
+class SettingsFileDamaged(OSError):
+    """A settings file that exists but cannot be parsed: kept as it is, never saved over.
+
+    An ``OSError`` so every "saved / not saved" path that already handles a failed save
+    reports it the same way (one sentence: which file, what is wrong, what to do)."""
+
+
+def readable_json(path: Path) -> object | None:
+    """The parsed JSON in ``path``; None when it does not exist.
+
+    A file that exists but is not valid JSON (a trailing comma typed by hand, a half-synced
+    copy) raises :class:`SettingsFileDamaged`: the caller must neither use defaults in its
+    place when saving nor replace it — that would wipe what the user had in it.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError:
+        raise SettingsFileDamaged(
+            f"{path} is not UTF-8 text; it was left as it is and nothing was saved over it "
+            "— fix or remove it"
+        ) from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
+        raise SettingsFileDamaged(
+            f"{path} is not valid JSON{where}; it was left as it is and nothing was saved "
+            "over it — fix or remove it"
+        ) from None
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically: a temp file of our own (a unique name, so
+    two processes saving at once never write into each other's), flushed, then renamed
+    over ``path``. A failure leaves ``path`` as it was and removes the temp file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``folder`` (a read-modify-write of a file in it:
+    two processes saving at once then never drop each other's change). No lock file is
+    left behind; where ``flock`` is missing (Windows) this is a no-op."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def load_settings(folder: Path | None = None) -> Settings:
@@ -49,11 +121,13 @@ def load_settings(folder: Path | None = None) -> Settings:
 
 
 def save_settings(settings: Settings, folder: Path | None = None) -> Path:
-    """Write settings atomically (temp file + rename); returns the path written."""
+    """Write settings atomically (unique temp file + rename); returns the path written.
+
+    A settings file that exists but cannot be parsed is kept: :class:`SettingsFileDamaged`.
+    """
     target_dir = folder or config_dir()
     target_dir.mkdir(parents=True, exist_ok=True)
     path = target_dir / SETTINGS_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(asdict(settings), indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    readable_json(path)  # refuses to save over a file the user must fix first
+    atomic_write_text(path, json.dumps(asdict(settings), indent=2) + "\n")
     return path

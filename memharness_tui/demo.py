@@ -24,12 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import argparse
 
-DEMO_VERSION = "5"  # bump whenever the built demo changes: old ones are rebuilt
+DEMO_VERSION = "6"  # bump whenever the built demo changes: old ones are rebuilt
 MARKER = "demo-version"
 UNKNOWN_SHA = "deadbeef" * 5  # a well-formed SHA that resolves nowhere
 
@@ -201,6 +201,7 @@ def build_store(db_path: Path, commits: _Commits, t: _Timeline | None = None) ->
         s.revise(status2, "Release status: generally available", source_agent="human",
                  source_ref=f"launch-{t.day(53)}", importance=8)
         s.forget(source_ref="scratch:notes")
+        add_hygiene_examples(s)
     finally:
         s.close()
 
@@ -216,6 +217,42 @@ def record_verdicts(db_path: Path, repo: Path, t: _Timeline | None = None) -> No
 
     t = t or timeline()
     StalenessPass(db_path, [repo], clock=FakeClock(t.at(55, "12:15"), 0)).run()
+
+
+#: A few of each hygiene flag (issue #23), so the hygiene report has something real to fix.
+HYGIENE_CODE_MAP = (
+    "Request flow in tiny-shop: src/app.py routes every request, src/auth.py checks the session, "
+    "src/db.py opens the connection, src/config.py reads the port, and src/legacy.py still "
+    "handles CSV imports for the admin page."
+)
+
+
+def add_hygiene_examples(s: Any) -> None:
+    """Near-duplicates, a fragmented subject, a code map, compound and over-long facts and a
+    retraction in the middle of a chain, written as agents write them."""
+    s.remember("user", "Prefers short answers, with the code first", predicate="style",
+               source_agent="cursor", source_ref="session-57")
+    s.remember("user", "Wants short answers and code first", source_agent="claude-code",
+               source_ref="session-60")
+    s.remember("project:tiny-shop", "Payments go through Stripe in test mode",
+               source_agent="claude-code", source_ref="session-60")
+    s.remember("project:TinyShop", "The admin page is at /admin behind basic auth",
+               source_agent="cursor", source_ref="session-61")
+    s.remember("project:tiny_shop", "Product photos are resized to 800 px on upload",
+               source_agent="cursor", source_ref="session-61")
+    s.remember("project:tiny-shop", HYGIENE_CODE_MAP, source_agent="claude-code",
+               source_ref="session-62")
+    s.remember("deploy", "Staging deploys run on every push; production deploys need a tag",
+               source_agent="claude-code", source_ref="session-62", kind="procedural")
+    s.remember("project:tiny-shop", " ".join(
+        f"Step {k}: the onboarding notes say to read the README, install the tools, copy the "
+        "example settings, seed the database and run the tests before changing anything."
+        for k in range(1, 12)), source_agent="cursor", source_ref="onboarding.md")
+    cache, _ = s.remember("project:tiny-shop", "Product pages are cached for 5 minutes",
+                          source_agent="claude-code", source_ref="session-63")
+    s.revise(cache, "Product pages are cached for 10 minutes", source_agent="human",
+             source_ref="session-64")
+    s.forget(fact_id=cache)  # retracted after it was superseded: a retraction mid-chain
 
 
 def ensure_demo(

@@ -222,6 +222,12 @@ def run(args: argparse.Namespace) -> int:
     _print(report, as_json=args.json and triaged is None)
     if triaged is not None:
         _print_triage(report, triaged, fmt)
+    if report.repo_errors:  # a damaged repo is an error, never a verdict
+        noun = "pin was" if report.unjudged == 1 else "pins were"
+        for message in report.repo_errors:
+            _error(message)
+        return _error(f"{report.unjudged} {noun} not judged: the git objects they need are "
+                      "damaged; their verdicts are unchanged")
     if args.fail_on_stale and report.stale:
         return 1
     return 0
@@ -264,23 +270,35 @@ def _triaged(report: PassReport, db: str, repos: list[Path]) -> list[Any]:
 def _print_triage(report: PassReport, triaged: list[Any], fmt: str) -> None:
     from .report import to_json, to_markdown
 
+    if fmt == "markdown":
+        text = to_markdown(report, triaged)
+    else:
+        text = json.dumps(to_json(report, triaged), indent=2, ensure_ascii=False) + "\n"
     try:
-        if fmt == "markdown":
-            sys.stdout.write(to_markdown(report, triaged))
-        else:
-            json.dump(to_json(report, triaged), sys.stdout, indent=2, ensure_ascii=False)
-            sys.stdout.write("\n")
+        sys.stdout.write(_for_terminal(text, json_text=fmt != "markdown"))
         sys.stdout.flush()
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
 
 
+def _for_terminal(text: str, *, json_text: bool = False) -> str:
+    """``recall``'s rule: on a terminal, controls and bidi characters in git or database text
+    are shown as escapes (JSON: ``\\uXXXX``, the same value); piped output is left as is."""
+    if not sys.stdout.isatty():
+        return text
+    from memharness_tui.cli_text import json_visible, visible
+
+    if json_text:
+        return json_visible(text)
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
 def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[Path]) -> int:
     """``--watch``: one summary line per settled HEAD change, until Ctrl+C (exit 0)."""
     from .git_head import HeadProbe
     from .report import counts_line
-    from .watch import watch
+    from .watch import StopWatching, watch
 
     if args.poll <= 0 or args.settle < 0:
         raise _UsageError("--poll must be positive and --settle not negative")
@@ -288,11 +306,13 @@ def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[
     spass.open_checkers()  # an unusable repo fails now, with the usual one line
 
     def one_pass() -> str:
+        if not Path(db).is_file():  # a pass would open (create) an empty file: "0 stale"
+            raise StopWatching(f"the database {db} is gone (deleted or moved); stopped watching")
         report = spass.run()
         return counts_line(report, _triaged(report, db, repos))
 
     def out(line: str) -> None:
-        print(line, flush=True)
+        print(_for_terminal(line), flush=True)
 
     heads = ", ".join((p.read() or "no HEAD")[:7] for p in probes)
     noun = "repo" if len(probes) == 1 else "repos"
@@ -303,6 +323,8 @@ def _watch(args: argparse.Namespace, spass: StalenessPass, db: str, repos: list[
               max_polls=args.max_polls)
     except KeyboardInterrupt:
         print("stopped watching", file=sys.stderr)
+    except StopWatching as e:
+        return _error(str(e))
     return 0
 
 

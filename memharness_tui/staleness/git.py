@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,10 @@ import pygit2
 from .pins import is_sha_like, normalize_path, normalize_sha, short_sha
 from .verdicts import GitFacts, classify, classify_reached
 
-__all__ = ["Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for", "find_repo"]
+__all__ = [
+    "CorruptObject", "Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for",
+    "MAX_DIFF_BYTES", "MAX_DIFF_LINES", "BoundedPatch", "bounded_patch", "find_repo", "loose_damage", "size_text", "unreadable",
+]
 
 # libgit2 re-hashes every object it reads to check it against its name ("strict hash
 # verification", on by default): a fifth of a 10,000-pin pass's instructions went to SHA-1
@@ -32,6 +36,12 @@ __all__ = ["Drift", "GitChecker", "MissingObjects", "RepoError", "checker_for", 
 pygit2.settings.enable_strict_hash_verification(False)
 
 _MISSING = object()
+
+#: a file bigger than this (either side) is diffed over its first MAX_DIFF_BYTES only: a 26 MB
+#: file with every line changed cost minutes and gigabytes to diff and triage in full
+MAX_DIFF_BYTES = 2 * 1024 * 1024
+#: diff lines (all files) a diff's text or a triage reads at most; the rest is counted, not read
+MAX_DIFF_LINES = 5000
 
 
 class RepoError(Exception):
@@ -43,8 +53,106 @@ class MissingObjects(RepoError):
     a corrupt pack). A pass turns it into an ``unresolved`` verdict, never a crash."""
 
 
+class CorruptObject(RepoError):
+    """An object the repo has is damaged (it is there but cannot be read): a repo error,
+    never a verdict. A pass writes nothing for the pins that need it and says which object."""
+
+    def __init__(self, repo: str, oid: str, kind: str, why: str) -> None:
+        self.repo, self.oid = repo, oid
+        super().__init__(f"{repo}: git object {oid} ({kind}) is damaged and cannot be read "
+                         f"({why}); run `git fsck` there")
+
+
+def unreadable(path: Path) -> str | None:
+    """Why a folder (or its ``.git``) cannot be read, when git found no repo there because of
+    that: libgit2 calls a folder it may not list "not a git repository"."""
+    for folder in (path, path / ".git"):
+        try:
+            if folder.is_dir():
+                os.listdir(folder)
+        except PermissionError:
+            return f"{folder}: cannot be read (permission denied); check the folder's permissions"
+        except OSError as e:
+            return f"{folder}: cannot be read ({(e.strerror or str(e)).lower()})"
+    return None
+
+
+def loose_damage(git_dir: str | os.PathLike[str], oid: str) -> str | None:
+    """Why the loose object file of ``oid`` is damaged (truncated, not zlib), or None when it
+    is whole or not a loose object. libgit2 1.9 loops forever inflating a truncated loose
+    object, so what the checker reads first is checked here, before libgit2 sees it."""
+    path = Path(git_dir) / "objects" / oid[:2] / oid[2:]
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None  # packed, absent (partial clone) or unreadable: libgit2 says which
+    inflate = zlib.decompressobj()
+    try:
+        inflate.decompress(data)
+    except zlib.error as e:
+        return f"not a zlib stream: {e}"
+    if not inflate.eof:
+        return f"truncated: {len(data)} bytes end mid-stream"
+    return None
+
+
 def _missing(sha: str) -> str:
     return f"objects for {short_sha(sha)} are missing (partial clone?)"
+
+
+def size_text(n: int) -> str:
+    """``26.0 MB`` / ``512 KB`` / ``80 bytes``."""
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f} MB"
+    return f"{n // 1024} KB" if n >= 1024 else f"{n} bytes"
+
+
+def _head_of(data: bytes, limit: int) -> bytes:
+    """The first ``limit`` bytes of ``data``, ending at a line end when there is one."""
+    if len(data) <= limit:
+        return data
+    cut = data.rfind(b"\n", 0, limit)
+    return data[: cut + 1] if cut >= 0 else data[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedPatch:
+    """A patch and what it was made from: libgit2's patch points into the two sides' buffers,
+    so they live as long as this does (a patch whose blobs were freed crashes when read)."""
+
+    patch: pygit2.Patch
+    note: str | None
+    sides: tuple[object, object]
+
+
+def bounded_patch(
+    repo: pygit2.Repository, old_id: str | None, new_id: str | None, *, context_lines: int = 3,
+    old_path: str | None = None, new_path: str | None = None,
+) -> BoundedPatch:
+    """The patch of one blob against another, and a note when it was too big to diff whole.
+
+    Past :data:`MAX_DIFF_BYTES` on either side only the first ``MAX_DIFF_BYTES`` of each are
+    diffed; the note says how big the file is and what was read (``diff too large: 26.0 MB,
+    425,984 lines; read the first 2.0 MB of each side``).
+    """
+    names = {k: v for k, v in (("old_as_path", old_path), ("new_as_path", new_path)) if v}
+    old = repo[old_id] if old_id else None  # None: the file is new (or gone) on that side
+    new = repo[new_id] if new_id else None
+    size = max(old.size if old is not None else 0, new.size if new is not None else 0)
+    if size <= MAX_DIFF_BYTES and old is not None and new is not None:
+        patch = old.diff(new, context_lines=context_lines, **names)
+        return BoundedPatch(patch, None, (old, new))
+    a = old.data if old is not None else b""
+    b = new.data if new is not None else b""
+    if size <= MAX_DIFF_BYTES:
+        patch = pygit2.Patch.create_from(a, b, context_lines=context_lines, **names)
+        return BoundedPatch(patch, None, (a, b))
+    lines = max(a.count(b"\n"), b.count(b"\n"))
+    note = (f"diff too large: {size_text(size)}, {lines:,} lines; "
+            f"read the first {size_text(MAX_DIFF_BYTES)} of each side")
+    a, b = _head_of(a, MAX_DIFF_BYTES), _head_of(b, MAX_DIFF_BYTES)
+    patch = pygit2.Patch.create_from(a, b, context_lines=context_lines, **names)
+    return BoundedPatch(patch, note, (a, b))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +168,14 @@ class Drift:
     added: int
     removed: int
     files: int
+    #: set when the file was too big to diff whole (the line counts are of what was read)
+    note: str | None = None
 
     def describe(self) -> str:
         """E.g. ``3 commits since the pin, +12 -4 lines``."""
         noun = "commit" if self.commits == 1 else "commits"
-        return f"{self.commits} {noun} since the pin, +{self.added} -{self.removed} lines"
+        text = f"{self.commits} {noun} since the pin, +{self.added} -{self.removed} lines"
+        return f"{text} ({self.note})" if self.note else text
 
 
 def find_repo(path: str | os.PathLike[str] = ".") -> Path | None:
@@ -96,25 +207,35 @@ class GitChecker:
             raise RepoError(f"{p}: no such folder")
         found = pygit2.discover_repository(str(p))
         if not found:
-            raise RepoError(f"{p}: not a git repository")
+            raise RepoError(unreadable(p) or f"{p}: not a git repository")
         try:
             repo = pygit2.Repository(found)
         except (pygit2.GitError, KeyError, ValueError) as e:
-            raise RepoError(f"{p}: cannot open git repository: {e}") from e
+            raise RepoError(unreadable(p) or f"{p}: cannot open git repository: {e}") from e
         if repo.head_is_unborn:
             if not any(True for _ in repo.references):
                 raise RepoError(f"{p}: the git repository is empty (HEAD has no commits)")
             raise RepoError(f"{p}: HEAD is on a branch with no commits yet (unborn); check out a commit")
+        self.repo = repo
+        self.path = Path(repo.workdir or repo.path).resolve()
+        self._repo_str = str(self.path)
+        try:
+            target = str(repo.head.target)
+        except (pygit2.GitError, KeyError, ValueError) as e:
+            raise RepoError(f"{p}: cannot read HEAD: {e}") from e
+        self._check_loose(target, "HEAD's commit")
         try:
             head = repo.head.peel(pygit2.Commit)
         except (pygit2.GitError, KeyError, ValueError) as e:
+            self._raise_if_damaged(target, "HEAD's commit", e)
             raise RepoError(f"{p}: cannot read HEAD: {e}") from e
-        self.repo = repo
-        self.path = Path(repo.workdir or repo.path).resolve()
+        self._trees: dict[pygit2.Oid, pygit2.Tree] = {}
+        # HEAD's tree is read for every path pin: a damaged one is the repo's error, found now
+        with contextlib.suppress(MissingObjects):  # a bare treeless clone: judged pin by pin
+            self._tree_of(head.id, head)
         self.head_commit = head
         self.head = str(head.id)
         self._head_id = head.id
-        self._repo_str = str(self.path)
         self.is_bare = repo.is_bare
         self.is_shallow = repo.is_shallow
         self._ancestors: set[pygit2.Oid] | None = None
@@ -123,7 +244,6 @@ class GitChecker:
         self._resolve_errors: dict[str, str] = {}
         self._resolved: dict[str, tuple[str, pygit2.Commit | None, str | None]] = {}
         self._entries: dict[tuple[pygit2.Oid, str], tuple[str, bool] | None] = {}
-        self._trees: dict[pygit2.Oid, pygit2.Tree] = {}
         self._paths: dict[str | None, tuple[str | None, bool]] = {}
         self._pins: dict[str, tuple[str, pygit2.Commit | None, str | None, pygit2.Oid | None,
                                     bool, bool, str | None]] = {}
@@ -206,23 +326,65 @@ class GitChecker:
         if not path:
             value = None
         else:
-            tree = self._trees.get(key[0])
-            if tree is None:
-                try:
-                    tree = commit.tree
-                except (pygit2.GitError, KeyError) as e:
-                    raise MissingObjects(_missing(str(commit.id))) from e
-                self._trees[key[0]] = tree
+            tree = self._trees.get(key[0]) or self._tree_of(key[0], commit)
             try:
                 obj = tree[path]
             except (KeyError, ValueError):
                 value = None
             except pygit2.GitError as e:
+                self._raise_damaged_on_path(tree, path, e)
                 raise MissingObjects(_missing(str(commit.id))) from e
             else:
                 value = (str(obj.id), isinstance(obj, pygit2.Tree))
         self._entries[key] = value
         return value
+
+    def _tree_of(self, cid: pygit2.Oid, commit: pygit2.Commit) -> pygit2.Tree:
+        """The commit's root tree, cached. Raises CorruptObject when the repo has it damaged,
+        MissingObjects when it is not there (a treeless partial clone)."""
+        tree_id = str(commit.tree_id)
+        self._check_loose(tree_id, f"the tree of {short_sha(str(cid))}")
+        try:
+            tree = commit.tree
+        except (pygit2.GitError, KeyError) as e:
+            self._raise_if_damaged(tree_id, f"the tree of {short_sha(str(cid))}", e)
+            raise MissingObjects(_missing(str(cid))) from e
+        self._trees[cid] = tree
+        return tree
+
+    def _check_loose(self, oid: str, kind: str) -> None:
+        why = loose_damage(self.repo.path, oid)
+        if why is not None:
+            raise CorruptObject(self._repo_str, oid, kind, why)
+
+    def _raise_if_damaged(self, oid: str, kind: str, error: BaseException) -> None:
+        """After git failed to read ``oid``: CorruptObject when the repo has the object (so it
+        is damaged, not missing); nothing when it is absent (the caller's MissingObjects)."""
+        try:
+            present = self.repo.odb.exists(oid)
+        except (pygit2.GitError, ValueError):
+            present = False
+        if present:
+            raise CorruptObject(self._repo_str, oid, kind, _one_line(error)) from error
+
+    def _raise_damaged_on_path(self, tree: pygit2.Tree, path: str, error: BaseException) -> None:
+        """Which folder on the way to ``path`` could not be read, if the repo has it."""
+        parts = path.split("/")
+        for i in range(len(parts) - 1):
+            try:
+                oid = str(tree[parts[i]].id)
+            except (KeyError, ValueError, pygit2.GitError):
+                return
+            folder = "/".join(parts[: i + 1])
+            self._check_loose(oid, f"the folder {folder}")
+            try:
+                tree = self.repo[oid]
+                if not isinstance(tree, pygit2.Tree):
+                    return
+                list(tree)  # parse the entries
+            except (pygit2.GitError, KeyError, ValueError) as e:
+                self._raise_if_damaged(oid, f"the folder {folder}", e)
+                return
 
     def _pin(self, pin: str) -> tuple[str, pygit2.Commit | None, str | None, pygit2.Oid | None,
                                        bool, bool, str | None]:
@@ -274,6 +436,8 @@ class GitChecker:
             try:
                 e_pin = self._entry(cid, commit, norm)  # type: ignore[arg-type]
                 e_head = self._entry(self._head_id, self.head_commit, norm)
+            except CorruptObject:
+                raise
             except MissingObjects as e:
                 error = str(e)
             else:
@@ -322,6 +486,8 @@ class GitChecker:
             if e_head is _MISSING:
                 e_head = self._head_entries[norm] = self._entry(self._head_id,
                                                                  self.head_commit, norm)
+        except CorruptObject:
+            raise
         except MissingObjects:
             facts = self.facts(pin, path)  # says which objects are missing
             return (*classify(facts), facts.commit)
@@ -368,21 +534,82 @@ class GitChecker:
             elif all(self.entry(p, norm) != mine for p in parents):
                 count += 1
         added = removed = files = 0
-        for patch in self._patches(commit, norm):
-            _, adds, dels = patch.line_stats
+        patches, note = self._bounded_patches(commit, norm)
+        for bp in patches:
+            _, adds, dels = bp.patch.line_stats
             added += adds
             removed += dels
             files += 1
-        return Drift(commits=count, added=added, removed=removed, files=files)
+        return Drift(commits=count, added=added, removed=removed, files=files, note=note)
 
-    def diff_text(self, pin: str, path: str | None = None, *, context_lines: int = 3) -> str:
-        """Unified diff (``git diff PIN HEAD -- PATH``) of the path between pin and HEAD."""
+    def diff_text(self, pin: str, path: str | None = None, *, context_lines: int = 3,
+                  max_lines: int = MAX_DIFF_LINES) -> str:
+        """Unified diff (``git diff PIN HEAD -- PATH``) of the path between pin and HEAD.
+
+        Bounded: a file past :data:`MAX_DIFF_BYTES` is diffed over its start, and the text
+        stops after ``max_lines`` lines; a first line says so (``diff too large: …``)."""
         commit = self._commit_or_error(pin)
         norm = normalize_path(path)
         try:
-            return "".join(p.text or "" for p in self._patches(commit, norm, context_lines))
+            patches, note = self._bounded_patches(commit, norm, context_lines)
+            out: list[str] = []
+            total = 0
+            for bp in patches:
+                lines = (bp.patch.text or "").splitlines(keepends=True)
+                room = max_lines - sum(len(x) for x in out)
+                total += len(lines)
+                out.append(lines[:room] if room > 0 else [])
         except (pygit2.GitError, KeyError) as e:
             raise MissingObjects(_missing(str(commit.id))) from e
+        text = "".join(line for chunk in out for line in chunk)
+        notes = [note] if note else []
+        if total > max_lines:
+            notes.append(f"showing the first {max_lines:,} of {total:,} diff lines")
+        return "".join(f"# {n}\n" for n in notes) + text
+
+    def _gitlink(self, commit: pygit2.Commit, path: str) -> str | None:
+        """The commit a submodule at ``path`` is at in ``commit`` (None: not a submodule)."""
+        tree = self._trees.get(commit.id) or self._tree_of(commit.id, commit)
+        try:
+            obj = tree[path]
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return str(obj.id) if obj.filemode == pygit2.enums.FileMode.COMMIT else None
+
+    def submodule_change(self, commit: pygit2.Commit, path: str) -> str | None:
+        """A sentence when ``path`` is a submodule at the pin or at HEAD (its commits are in
+        its own repo: this one can only say which commit it is at), else None."""
+        at_pin = self._gitlink(commit, path)
+        at_head = self._gitlink(self.head_commit, path)
+        if at_pin is None and at_head is None:
+            return None
+        if at_pin == at_head:
+            return f"{path} is a submodule at {short_sha(at_pin or '')}, unchanged since the pin"
+        if at_pin is None or at_head is None:
+            where = "at HEAD" if at_pin is None else "at the pin"
+            return f"{path} is a submodule only {where} (at {short_sha(at_pin or at_head or '')})"
+        return (f"{path} is a submodule: its commit moved from {short_sha(at_pin)} to "
+                f"{short_sha(at_head)} (its changes are in its own repo)")
+
+    def _bounded_patches(
+        self, commit: pygit2.Commit, path: str | None, context_lines: int = 3
+    ) -> tuple[list[BoundedPatch], str | None]:
+        """:meth:`_patches`, but a single file too big to diff whole is diffed over its start
+        (:func:`bounded_patch`); the note says so. A submodule has no diff here: the note says
+        which commits it moved between."""
+        if path is not None:
+            sub = self.submodule_change(commit, path)
+            if sub is not None:
+                return [], sub
+            e_pin = self.entry(commit, path)
+            e_head = self.entry(self.head_commit, path)
+            if e_pin is not None and e_head is not None and not (e_pin[1] or e_head[1]):
+                if e_pin[0] == e_head[0]:
+                    return [], None
+                bp = bounded_patch(self.repo, e_pin[0], e_head[0], context_lines=context_lines,
+                                   old_path=path, new_path=path)
+                return [bp], bp.note
+        return [BoundedPatch(p, None, ()) for p in self._patches(commit, path, context_lines)], None
 
     def _patches(
         self, commit: pygit2.Commit, path: str | None, context_lines: int = 3

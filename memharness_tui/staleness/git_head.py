@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pygit2
 
-from .git import RepoError
+from .git import RepoError, unreadable
 
 __all__ = ["HeadProbe"]
 
@@ -25,7 +25,7 @@ class HeadProbe:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         found = pygit2.discover_repository(str(path))
         if not found:
-            raise RepoError(f"{path}: not a git repository")
+            raise RepoError(unreadable(Path(path)) or f"{path}: not a git repository")
         try:
             self.repo = pygit2.Repository(found)
         except (pygit2.GitError, KeyError, ValueError) as e:

@@ -6,7 +6,6 @@ Triage runs only for the stale facts of the report, lazily, one fact at a time.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .analysis import Triager
 from .pins import short_sha
 from .runner import PassReport
-from .text import code_span, plain
+from .text import md_code, md_inline, md_text, plain
 from .triage import LABELS, OUTCOMES, UNKNOWN, Triage
 from .verdicts import STALE, Verdict
 
@@ -90,12 +89,11 @@ def counts_line(report: PassReport, items: Sequence[TriagedFact]) -> str:
 
 _SHORT = {"touches": "touches it", "moved": "moved", "deleted": "deleted",
           "elsewhere": "elsewhere", UNKNOWN: "not analysed"}
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 
 
 def _md(text: str) -> str:
     """Fact text as Markdown text, not markup (one line, control characters dropped)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(plain(text).split()))
+    return md_text(" ".join(plain(text).split()))
 
 
 def to_markdown(report: PassReport, items: Sequence[TriagedFact]) -> str:
@@ -109,17 +107,12 @@ def to_markdown(report: PassReport, items: Sequence[TriagedFact]) -> str:
         for it in group:
             t = it.triage
             lines.append(f"- **#{it.verdict.fact_id}** {_md(it.fact)} — "
-                         f"{code_span(plain(it.verdict.pin))}")
-            lines.append(f"  - {_md_reason(t.summary)}")
+                         f"{md_code(it.verdict.pin)}")
+            lines.append(f"  - {md_inline(t.summary)}")
             for ev in t.evidence:
                 if ev != t.summary:
-                    lines.append(f"  - {plain(ev)}")
+                    lines.append(f"  - {md_inline(ev)}")
     return "\n".join(lines) + "\n"
-
-
-def _md_reason(text: str) -> str:
-    # summaries are built by triage from code spans and paths: keep their backticks
-    return plain(text)
 
 
 def to_json(report: PassReport, items: Sequence[TriagedFact]) -> dict[str, Any]:

@@ -18,7 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .git import GitChecker, RepoError
+from memharness_tui.store.errors import (
+    FileReplaced,
+    InvalidInput,
+    MemharnessError,
+    NotFound,
+    show_path,
+    without_nothing_written,
+)
+
+from .git import CorruptObject, GitChecker, RepoError
 from .verdicts import CURRENT, STALE, UNRESOLVED, Verdict, classify_many
 from .work import WorkItem, work_list
 
@@ -31,6 +40,7 @@ __all__ = [
     "UNRESOLVED",  # re-exported for the CLI and UI
     "PassProgress",
     "PassReport",
+    "PassStopped",
     "RepoError",  # re-exported for the CLI and UI
     "StalenessPass",
     "WorkItem",
@@ -106,6 +116,10 @@ class PassReport:
     elapsed: float = 0.0
     cancelled: bool = False
     check_only: bool = False
+    #: damaged git objects met mid-pass (one line each, naming the repo and the object): the
+    #: pins that needed them were left as they were, not judged
+    repo_errors: list[str] = field(default_factory=list)
+    unjudged: int = 0  # pins left as they were because of those
 
     def summary_line(self) -> str:
         """Exactly the headless command's first line."""
@@ -128,7 +142,39 @@ class PassReport:
             "cancelled": self.cancelled,
             "elapsed_seconds": round(self.elapsed, 6),
             "verdicts": [v.to_dict() for v in self.verdicts],
+            "repo_errors": list(self.repo_errors),
+            "unjudged": self.unjudged,
         }
+
+
+class PassStopped(MemharnessError):
+    """A pass that stopped at a failed write, saying exactly what it had written by then
+    (``report``): never "nothing was written" after batches were."""
+
+    code = "PASS_STOPPED"
+
+    def __init__(self, message: str, report: PassReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+def stopped_message(report: PassReport, exc: MemharnessError, path: str, *,
+                    downgrade: bool) -> str:
+    """``16 of 1,500 verdicts written, then the disk holding … is full; the rest are unchanged
+    — free some space and try again``, from the report as written and the failure."""
+    done = f"{report.checked:,} of {report.total:,} verdict{'s' if report.total != 1 else ''}"
+    if downgrade:
+        n = len(report.downgraded)
+        done += f" and {n:,} downgrade{'s' if n != 1 else ''}"
+    if isinstance(exc, FileReplaced):
+        shown = show_path(path)
+        how = "deleted" if "was deleted" in exc.message else "replaced by another file"
+        return (f"{shown} was {how} during the pass: the {done} written before went to the "
+                "old file, not to what is there now, and nothing more was written — rerun the "
+                "pass on the file that is there now")
+    cause, _, advice = without_nothing_written(exc.message).partition(" — ")
+    text = f"{done} written, then {cause}; the rest are unchanged"
+    return f"{text} — {advice}" if advice else text
 
 
 class StalenessPass:
@@ -236,7 +282,12 @@ class StalenessPass:
             return self._store_factory(self.db_path, clock=self.clock, readonly=self.check_only)
         from memharness_tui.store import Store
 
-        return Store.open(self.db_path, clock=self.clock, readonly=self.check_only)
+        store = Store.open(self.db_path, clock=self.clock, readonly=self.check_only)
+        # No memory map: a file truncated under a mapped read kills the process with SIGBUS
+        # (no message, no count); read(2) instead fails as one sentence the pass reports.
+        # The pass reads each row once, so the map bought it nothing measurable.
+        store.without_memory_map()
+        return store
 
     def iter_batches(self) -> Iterator[PassProgress]:
         """Run the pass one batch per ``next()``; yields a start event, then one per batch.
@@ -262,10 +313,13 @@ class StalenessPass:
                     report.cancelled = True
                     break
                 batch = work[start : start + self.batch_size]
-                verdicts = [judge(item) for item in batch]
                 if not self.check_only:
-                    verdicts = self._write(store, verdicts)
-                _count(report, verdicts)
+                    self._stop_if(store.check_file)  # the path still names the open file
+                verdicts = _judge_all(judge, batch, report)
+                if not self.check_only:
+                    verdicts = self._stop_if(self._write, store, verdicts)
+                else:
+                    _count(report, verdicts)
                 report.elapsed = time.perf_counter() - started
                 yield self._event(report, verdicts, batch[-1].fact_id)
             report.elapsed = time.perf_counter() - started
@@ -294,8 +348,20 @@ class StalenessPass:
             cancelled=r.cancelled,
         )
 
+    def _stop_if(self, step: Callable[..., Any], *args: Any) -> Any:
+        """Run a write step; a store failure becomes :class:`PassStopped`, which says what
+        the pass had written by then (batches written stay whole; the rest are unchanged)."""
+        try:
+            return step(*args)
+        except PassStopped:
+            raise
+        except MemharnessError as exc:
+            raise PassStopped(stopped_message(self.report, exc, self.db_path,
+                                              downgrade=self.downgrade), self.report) from exc
+
     def _write(self, store: Store, verdicts: list[Verdict]) -> list[Verdict]:
-        """Write one batch in one short transaction; downgrade stale ones if asked.
+        """Write one batch in one short transaction (counted in the report as soon as it
+        commits); downgrade stale ones if asked.
 
         Rows revised or retracted by another process since the work list was read
         (or pinned by someone else, for backfill candidates) are dropped from the
@@ -323,6 +389,7 @@ class StalenessPass:
             done = set(written)
             self.report.skipped.extend(v.fact_id for v in kept if v.fact_id not in done)
             kept = [v for v in kept if v.fact_id in done]
+        _count(self.report, kept)
         if self.downgrade:
             for v in kept:
                 if v.freshness == STALE:
@@ -331,8 +398,6 @@ class StalenessPass:
 
     def _downgrade(self, store: Store, v: Verdict) -> None:
         """Revise a stale fact: same text, confidence × factor, same pin, same verdict."""
-        from memharness_tui.store.errors import InvalidInput, NotFound
-
         old = store.get(v.fact_id)
         if old.source_agent in DOWNGRADE_AGENTS or not old.is_live:
             return  # already a downgrade (or gone): never halve twice
@@ -352,6 +417,24 @@ class StalenessPass:
             self.report.skipped.append(old.id)
             return
         self.report.downgraded.append((old.id, new_id))
+
+
+def _judge_all(judge: _Judge, batch: Sequence[WorkItem], report: PassReport) -> list[Verdict]:
+    """The batch's verdicts; a pin whose objects are damaged gets none (its row is left as it
+    was) and the damage is reported once per object."""
+    try:
+        return [judge(item) for item in batch]
+    except CorruptObject:
+        pass
+    out = []
+    for item in batch:
+        try:
+            out.append(judge(item))
+        except CorruptObject as e:
+            report.unjudged += 1
+            if str(e) not in report.repo_errors:
+                report.repo_errors.append(str(e))
+    return out
 
 
 def _count(report: PassReport, verdicts: list[Verdict]) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from .terms import LineIndex, Term, extract_terms, match_line, scan_line
@@ -92,6 +92,8 @@ class PathChange:
     similarity: int | None = None
     new_text: str | None = None
     error: str | None = None
+    #: set when the diff was too big to read whole: how big, and what was read
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,7 +403,18 @@ def _term_list(labels: list[str], limit: int = 4) -> str:
 
 
 def triage(fact: str, change: PathChange | None, *, terms: tuple[Term, ...] | None = None) -> Triage:
-    """Classify one fact against what happened to its path (None: the fact has no path)."""
+    """Classify one fact against what happened to its path (None: the fact has no path).
+
+    A diff too big to read whole (``change.note``) is triaged on what was read; the summary
+    and the first evidence line say how big it is and what was read."""
+    result = _triage(fact, change, terms)
+    if change is None or not change.note:
+        return result
+    return replace(result, summary=f"{result.summary} ({change.note})",
+                   evidence=(change.note, *result.evidence))
+
+
+def _triage(fact: str, change: PathChange | None, terms: tuple[Term, ...] | None) -> Triage:
     terms = extract_terms(fact) if terms is None else terms
     labels = tuple(t.label for t in terms)
     if change is None:

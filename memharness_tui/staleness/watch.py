@@ -15,7 +15,12 @@ from typing import Protocol
 from .pins import short_sha
 from .text import plain
 
-__all__ = ["HeadSource", "change_line", "watch"]
+__all__ = ["HeadSource", "StopWatching", "change_line", "watch"]
+
+
+class StopWatching(Exception):
+    """Raised by a pass that can never succeed again (the database is gone): the watch ends
+    with this error instead of printing it and going on."""
 
 
 class HeadSource(Protocol):
@@ -47,7 +52,8 @@ def watch(
     """Poll HEADs every ``poll`` s; ``settle`` s after the last move, run a pass and print.
 
     ``run_pass`` returns the counts part of the line (``3 stale, 1 moved``); an
-    exception from it is printed as one line and watching goes on. Returns the
+    exception from it is printed as one line and watching goes on (:class:`StopWatching`
+    ends the watch: it propagates). Returns the
     number of passes run (when ``max_polls`` ends the loop; Ctrl+C propagates).
     """
     clock = clock or time.monotonic  # looked up at call time (tests replace them)
@@ -79,6 +85,8 @@ def watch(
         reported = current
         try:
             counts = run_pass()
+        except StopWatching:
+            raise
         except Exception as e:  # the watch goes on; the next HEAD change retries
             counts = f"pass failed: {' '.join(str(e).split()) or type(e).__name__}"
         passes += 1

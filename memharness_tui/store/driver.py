@@ -114,6 +114,9 @@ class ChosenDriver:
             **self.connect_params,  # type: ignore[attr-defined]
         )
         try:
+            from .vector_ext import load_into
+
+            load_into(conn)  # sqlite-vec for hybrid recall; never fails the connection
             self._add_conn_hooks(conn)  # type: ignore[attr-defined]
         except Exception:
             conn.close()

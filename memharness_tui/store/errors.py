@@ -130,6 +130,29 @@ class StoreIOError(MemharnessError):
     code = "IO_ERROR"
 
 
+class FileReplaced(MemharnessError):
+    """The path no longer names the file this store has open (deleted, or another file moved
+    over it): nothing more is written through the old handle; reopen to use what is there now."""
+
+    code = "FILE_REPLACED"
+
+
+class FileDamaged(MemharnessError):
+    """SQLite reported damaged pages in this file: reads of them fail, and writes are
+    refused too (a write beside damage could make it worse, and its fact could be lost)."""
+
+    code = "FILE_DAMAGED"
+
+
+def without_nothing_written(message: str) -> str:
+    """A store error's sentence for a step that stopped a longer job: the job says what it
+    wrote, so the failed step's own "nothing was written/changed" (true of that step alone)
+    is dropped rather than contradicting it."""
+    for said in ("; nothing was written", "; nothing was changed"):
+        message = message.replace(said, "")
+    return message
+
+
 def show_path(path: str) -> str:
     """A path as text that can always be printed: undecodable bytes become ``\\xNN``."""
     try:
@@ -315,4 +338,11 @@ def translate_sqlite(path: str, *, writing: bool = False) -> Iterator[None]:
         mapped = classify(exc, path, writing=writing, busy_seconds=BUSY_TIMEOUT_MS / 1000)
         if mapped is None:
             raise
+        cause = _sqlite_cause(exc)
+        if cause is not None and _primary_code(cause) == _SQLITE_CORRUPT:
+            # A store's own (locked, never immutable) read saw damaged pages: known damaged
+            # from now on, so writes are refused too (damage.py, Store._refuse_unsafe_write).
+            from . import damage
+
+            damage.note(path)
         raise mapped from exc

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from typing import Any
 
-from . import sql
+from . import hybrid, sql, vector_ext
 from .age_bound import AgeBound
 from .driver import sqlite3
 from .errors import InvalidInput
@@ -50,8 +51,14 @@ class RecallReads(AgeBound, StoreParts):
         max_tokens: int | None = None,
         freshness: str | None = None,
         reinforce: bool = False,
+        query_vector: Sequence[float] | None = None,
     ) -> RecallResult:
-        """The agent's view (SPEC §7), ranked in SQL. Never writes unless ``reinforce``."""
+        """The agent's view (SPEC §7), ranked in SQL. Never writes unless ``reinforce``.
+
+        ``query_vector`` (the query's embedding): hybrid recall exactly as the reference's
+        ``recall()`` runs it when sqlite-vec is loaded (``vec_enabled``); without the
+        extension, or with an empty vector, keyword-only as without one.
+        """
         query = check_query(query)
         subject = js_trim(check_str(subject if subject is not None else "", "subject"))
         limit = check_positive_int(limit, "limit")
@@ -98,7 +105,9 @@ class RecallReads(AgeBound, StoreParts):
         conn = self.conn
         used_fallback = False
         rows: list[Any] = []
-        if query:
+        if query_vector is not None and len(query_vector) > 0 and self.vec_enabled:
+            rows, used_fallback = self._hybrid_rows(query, query_vector, filters, params)
+        elif query:
             phrases = _fts_phrases(query)
             matches = [" ".join(phrases)]
             if len(phrases) > 1:
@@ -136,6 +145,36 @@ class RecallReads(AgeBound, StoreParts):
             with self._write() as conn:
                 conn.execute(sql.REINFORCE_ACCESS, (self.clock.now(), ids))
         return RecallResult(facts=facts, as_of=asof, truncated=truncated, used_fallback=used_fallback)
+
+    @property
+    def vec_enabled(self) -> bool:
+        """Whether sqlite-vec is loaded here (else recall is keyword-only, as the server's)."""
+        return vector_ext.loaded(self.conn)
+
+    def _hybrid_rows(
+        self, query: str, vector: Sequence[float], filters: list[str], params: dict[str, Any]
+    ) -> tuple[list[Any], bool]:
+        """The reference's hybrid legs: FTS + vector when there is text (vector only when the
+        FTS parse fails), vector only without text, then the LIKE scan if both whiffed."""
+        blob, dim = hybrid.to_blob(vector)
+        r = self.ranking
+        vec_params = {**params, "rrf_k": r.rrf_k, "cap": max(params["limit"], r.candidate_cap),
+                      "query_vec": blob, "query_dim": dim}
+        vec_only = hybrid.hybrid_recall_query(fts=False, vec=True, filters=filters)
+        conn = self.conn
+        if query:
+            match = " OR ".join(_fts_phrases(query))
+            both = hybrid.hybrid_recall_query(fts=True, vec=True, filters=filters)
+            try:
+                rows = conn.execute(both, {**vec_params, "match": match}).fetchall()
+            except sqlite3.OperationalError:
+                rows = conn.execute(vec_only, vec_params).fetchall()
+        else:
+            rows = conn.execute(vec_only, vec_params).fetchall()
+        if query and not rows:
+            return self._ranked_scan([*filters, sql.LIKE_FILTER],
+                                     {**params, "pattern": _like_pattern(query)}), True
+        return rows, False
 
     def _ranked_scan(self, filters: list[str], params: dict[str, Any]) -> list[Any]:
         """Rows of the scanning recall query (the empty query, the LIKE fallback). Split:

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from . import sql
+from . import damage, sql
 from .browse import BrowseReads
 from .clock import Clock, SystemClock
 from .db import (
@@ -27,13 +27,17 @@ from .db import (
     run_migrations,
 )
 from .driver import sqlite3
+from .embeddings_io import EmbeddingIO
 from .errors import (
+    FileDamaged,
+    FileReplaced,
     ReadOnlyError,
     ReadOnlyFile,
     show_path,
     translate_sqlite,
 )
 from .first_screen import FirstScreenReads
+from .hygiene_reads import NearDuplicateReads
 from .models import bound_model
 from .recall import RecallReads
 from .remembered import RememberedReads
@@ -44,6 +48,15 @@ from .verdict_writer import VerdictWriter
 from .writes import FactWrites
 
 
+def _identity(path: str) -> tuple[int, int] | None:
+    """(st_dev, st_ino) of what ``path`` names now; None when nothing is there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _empty(path: str) -> bool:
     try:
         return os.path.getsize(path) == 0
@@ -52,7 +65,7 @@ def _empty(path: str) -> bool:
 
 
 class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseReads, SplitScans,
-            RememberedReads):
+            RememberedReads, EmbeddingIO, NearDuplicateReads):
     """A memharness store on one SQLite file. Use one Store per thread.
 
     A fresh file (absent, or an empty SQLite file) is not touched by opening it: reads
@@ -99,6 +112,13 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
             db = MemharnessDatabase(":memory:", empty_schema=True)
         self._db = db
         self.Fact = bound_model(db)
+        #: (file, -wal, -shm) identities of the file this store has open, taken when opened
+        self._ids: tuple[tuple[int, int] | None, ...] | None = None
+        #: why this store stopped (its path names another file now, or none): every later
+        #: call raises FileReplaced with it instead of silently reconnecting to the new file
+        self._gone: str | None = None
+        if not self._fresh_pending and path != ":memory:":
+            self._note_identity()
 
     # --- lifecycle -------------------------------------------------------------------
 
@@ -153,7 +173,75 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
         if self._splitter is not None:
             self._splitter.close()
             self._splitter = None
+        if self._gone is None and self._ids is not None and self.file_problem() is not None:
+            self._let_go()  # the file was replaced or deleted: leave no -wal beside the new one
+            return
         self._db.close()
+
+    # --- is the path still the file we have open? (issue: mv/rm under an open store) -----
+
+    def _note_identity(self) -> None:
+        """Remember which file (and -wal/-shm) we have open. Called right after opening."""
+        with contextlib.suppress(Exception):
+            self._db.connection()  # WAL mode creates the -wal/-shm on the first connection
+        self._ids = tuple(_identity(self.path + s) for s in ("", "-wal", "-shm"))
+
+    def file_problem(self) -> str | None:
+        """One sentence when ``path`` no longer names the file this store has open (it was
+        deleted, or another file was moved over it); None while it still does. One stat."""
+        if self._gone is not None:
+            return self._gone
+        if self._ids is None or self._ids[0] is None:
+            return None
+        now = _identity(self.path)
+        if now == self._ids[0]:
+            return None
+        shown = show_path(self.path)
+        if now is None:
+            return (f"{shown} was deleted while it was open; nothing more is written to it "
+                    "— reopen to start a new store there, or restore the file")
+        return (f"{shown} was replaced by another file while it was open; nothing more is "
+                "written to the old one — reopen to use the file that is there now")
+
+    def check_file(self) -> None:
+        """Raise :class:`FileReplaced` (and let go of the old file) when the path no longer
+        names the open file: before each write, on the app's poll, before a pass's batch."""
+        problem = self.file_problem()
+        if problem is None:
+            return
+        self._stop_using(problem)
+        raise FileReplaced(problem)
+
+    def _stop_using(self, problem: str) -> None:
+        if self._gone is None:
+            self._let_go()
+            self._gone = problem
+
+    def _let_go(self) -> None:
+        """Stop using a file the path no longer names, leaving nothing of it beside the path.
+
+        SQLite skips its checkpoint-on-close for a moved or deleted file and so leaves the
+        old file's -wal (and -shm) beside the path, where the next open would read them as
+        the new file's own — pages of one file applied to another. So: checkpoint our WAL
+        into the old file ourselves (our own writes are kept with it), close, then remove
+        the -wal/-shm if they are still the ones we opened (a -wal that came with the new
+        file is left alone)."""
+        with contextlib.suppress(Exception):
+            self._db.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        if self._splitter is not None:
+            with contextlib.suppress(Exception):
+                self._splitter.close()
+            self._splitter = None
+        with contextlib.suppress(Exception):
+            self._db.close()
+        self._memo.clear()
+        if self.readonly:
+            return  # the writer (if any) checkpoints and tidies; a reader only lets go
+        ids = self._ids or (None, None, None)
+        for suffix, ours in (("-wal", ids[1]), ("-shm", ids[2])):
+            if ours is not None and _identity(self.path + suffix) == ours:
+                with contextlib.suppress(OSError):
+                    os.remove(self.path + suffix)
 
     def __enter__(self) -> Store:
         return self
@@ -169,6 +257,8 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
 
     @property
     def conn(self) -> sqlite3.Connection:
+        if self._gone is not None:
+            raise FileReplaced(self._gone)
         if self._fresh_pending:
             self._adopt_if_created()
         return self._db.connection()
@@ -201,8 +291,11 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
         self.readonly = opened.readonly
         self.readonly_reason = opened.readonly_reason
         self._fresh_pending = False
+        self._note_identity()
 
     def _writable(self) -> None:
+        if self._gone is not None:
+            raise FileReplaced(self._gone)
         if self.readonly:
             shown = show_path(self.path)
             if self.readonly_reason:
@@ -226,8 +319,15 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
             if self._fresh_pending:
                 self._adopt_if_created()
             if not (self._fresh_pending and creates):
-                with immediate(self.conn) as conn:
-                    yield conn
+                try:
+                    with immediate(self.conn) as conn:
+                        # Inside the write lock, so nothing commits into a file the path no
+                        # longer names, or one SQLite has reported damaged.
+                        self._refuse_unsafe_write()
+                        yield conn
+                except FileReplaced as exc:
+                    self._stop_using(exc.message)  # after the rollback: then let go
+                    raise
                 return
             conn, created = create_connection(self.path, create_folder=self._create_folder)
             committed = False
@@ -247,6 +347,19 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
         self._seen = None
         with contextlib.suppress(Exception):
             self._adopt_if_created()
+
+    def _refuse_unsafe_write(self) -> None:
+        if self.path == ":memory:":
+            return
+        problem = self.file_problem()
+        if problem is not None:
+            raise FileReplaced(problem)
+        if damage.known(self.path):
+            raise FileDamaged(
+                f"{show_path(self.path)} has damaged pages (SQLite reported them when it "
+                "was read); nothing was written — restore it from a backup and start again, or "
+                "copy out what is readable with `sqlite3 FILE .recover`"
+            )
 
     def now(self) -> str:
         """A fresh timestamp from the store's clock (consumes one)."""

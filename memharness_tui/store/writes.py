@@ -28,6 +28,32 @@ def _insert(conn: sqlite3.Connection, **row: Any) -> int:
     return int(conn.execute(sql.INSERT_FACT, row).lastrowid or 0)
 
 
+Verdict = tuple[str, str]
+"""(freshness, checked_head): a staleness verdict written with the row it judges."""
+
+
+def _check_verdict(verdict: Verdict | None) -> Verdict | None:
+    if verdict is None:
+        return None
+    freshness, head = verdict
+    if freshness not in FRESHNESS_VALUES:
+        raise InvalidInput(
+            f"freshness must be one of {', '.join(FRESHNESS_VALUES)}, got {freshness!r}"
+        )
+    return freshness, check_str(head, "checked_head")
+
+
+def _set_verdict(conn: sqlite3.Connection, fact_id: int, verdict: Verdict | None,
+                 checked_at: str) -> None:
+    """Record ``verdict`` on the new row, inside the transaction that wrote it."""
+    if verdict is None:
+        return
+    conn.execute(sql.SET_STALENESS, {
+        "id": fact_id, "freshness": verdict[0], "checked_at": checked_at,
+        "checked_head": verdict[1], "source_commit": None, "source_path": None,
+    })
+
+
 class _Inherit:
     """Marker for downgrade arguments that default to the old row's own value."""
 
@@ -56,9 +82,15 @@ class FactWrites(StoreParts):
         source_commit: str | None = None,
         source_path: str | None = None,
         valid_from: str | None = None,
+        verdict: Verdict | None = None,
     ) -> tuple[int, str]:
-        """Record a new belief. Returns (id, tx_at)."""
+        """Record a new belief. Returns (id, tx_at).
+
+        ``verdict`` (freshness, checked_head): the pin's staleness verdict, recorded on the
+        new row in the same transaction — a failure leaves neither, never a row without it.
+        """
         self._writable()
+        verdict = _check_verdict(verdict)
         subject = require_text(subject, "subject")
         fact = require_text(fact, "fact")
         confidence = check_confidence(confidence)
@@ -87,6 +119,8 @@ class FactWrites(StoreParts):
                 source_commit=source_commit,
                 source_path=source_path,
             )
+            if verdict is not None:
+                _set_verdict(conn, new_id, verdict, normalize_iso(self.clock.now(), "checked_at"))
         return new_id, tx_at
 
     @_guarded(writing=True)
@@ -103,9 +137,14 @@ class FactWrites(StoreParts):
         source_commit: str | None = None,
         source_path: str | None = None,
         valid_from: str | None = None,
+        verdict: Verdict | None = None,
     ) -> tuple[int, int, str]:
-        """Supersede ``old_id`` with a corrected fact, in one transaction. Returns (old, new, tx_at)."""
+        """Supersede ``old_id`` with a corrected fact, in one transaction. Returns (old, new, tx_at).
+
+        ``verdict`` (freshness, checked_head): recorded on the new row in that transaction.
+        """
         self._writable()
+        verdict = _check_verdict(verdict)
         new_fact = require_text(new_fact, "new_fact")
         confidence = check_confidence(confidence)
         old_id = check_id(old_id, "old_id")
@@ -127,6 +166,8 @@ class FactWrites(StoreParts):
                 source_path=source_path,
                 valid_from=valid_from,
             )
+            if verdict is not None:
+                _set_verdict(conn, new_id, verdict, normalize_iso(self.clock.now(), "checked_at"))
         return old.id, new_id, tx_at
 
     def _supersede(

@@ -34,10 +34,8 @@ from memharness_tui.tui.services import (
     StoreService,
     default_now,
 )
+from memharness_tui.tui.signals import quit_on_signals
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
-from memharness_tui.tui.themes import (
-    DEFAULT_THEME,
-)
 
 ReasonProvider = Callable[[Any], str | None]
 """Override for why a fact has its verdict (tests, embedders); by default the session says."""
@@ -135,8 +133,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         self._first_revision = 0
         self._theme_origin: dict[str, str] = {}
         self._theme_problems = self._register_themes()
-        wanted = self.settings.theme
-        self.theme = wanted if wanted in self.available_themes else DEFAULT_THEME
+        self.theme = self.starting_theme()  # the saved one, if it can still be used
 
     @property
     def options(self) -> StalenessOptions:
@@ -184,11 +181,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
     def on_mount(self) -> None:
         app_early.shorten_switch_interval()  # restored at unmount
         self._start_idle_collections()
-        if self._theme_problems:
-            lines = "\n".join(str(p) for p in self._theme_problems)
-            n = len(self._theme_problems)
-            self.notify(lines, title=f"Skipped {n} theme file{'s' if n != 1 else ''}",
-                        severity="warning", timeout=8)
+        self.announce_theme_problems(self._theme_problems)
         self._open_store()
 
     def _open_store(self) -> None:
@@ -237,12 +230,19 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
     def _poll(self) -> None:
         if not self._polling and not self.gateway.closed:
             self._polling = True
-            self.run_worker(self._poll_once(), group="data_version", exit_on_error=False)
+            self.run_worker(self._poll_once, group="data_version", exit_on_error=False)
 
     async def _poll_once(self) -> None:
         """``PRAGMA data_version`` on the DB thread: has another connection committed?"""
+        from memharness_tui.store.errors import FileReplaced
+
         try:
             version = await self.service.data_version()
+        except FileReplaced as exc:  # the path names another file now (or none)
+            from memharness_tui.tui import file_gone
+
+            file_gone.notice(self, exc.message)
+            return
         except Exception:  # noqa: BLE001 - a failed poll just means "look again later"
             return
         finally:
@@ -261,6 +261,8 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         if self.is_headless:
             super()._handle_exception(error)
             return
+        from memharness_tui.tui.crash_log import write_crash_log
+
         log = write_crash_log(error)
         self._return_code = 1
         where = f" — details in {log}" if log else ""
@@ -268,8 +270,13 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
                         f"{type(error).__name__}: {_message(error)}{where}"))
 
     def report_error(self, exc: BaseException) -> None:
-        from memharness_tui.store.errors import MemharnessError
+        from memharness_tui.store.errors import FileReplaced, MemharnessError
 
+        if isinstance(exc, FileReplaced):
+            from memharness_tui.tui import file_gone
+
+            file_gone.notice(self, exc.message, again=True)
+            return
         if isinstance(exc, MemharnessError):
             self.notify(_message(exc), title=exc.code.replace("_", " ").lower(),
                         severity="error", timeout=6)
@@ -347,25 +354,6 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
             return f"(could not explain: {exc})"
 
 
-def write_crash_log(error: BaseException) -> Path | None:
-    """Append the traceback to crash.log in the cache folder; None if that cannot be written."""
-    import traceback
-    from datetime import UTC, datetime
-
-    from memharness_tui.paths import cache_dir
-
-    try:
-        folder = cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        log = folder / "crash.log"
-        with log.open("a", encoding="utf-8") as out:
-            out.write(f"--- {datetime.now(UTC).isoformat()}\n")
-            out.write("".join(traceback.format_exception(error)))
-        return log
-    except OSError:
-        return None
-
-
 def _message(exc: BaseException) -> str:
     text = str(exc).strip()
     return text or type(exc).__name__
@@ -382,7 +370,8 @@ def run_app(db_path: str | None, *, readonly: bool = False, demo: bool = False) 
         options = StalenessOptions(repos=[str(repo)])  # the demo's pins point into its own repo
     app = MemharnessApp(db_path, readonly=readonly, staleness_options=options)
     try:
-        result = app.run()
+        with quit_on_signals(app):  # SIGTERM/SIGHUP end it as q does, terminal restored
+            result = app.run()
     finally:
         app.service.close()
     return app.return_code or int(result or 0)  # 1 after an internal error

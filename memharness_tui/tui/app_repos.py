@@ -24,8 +24,12 @@ class ReposChoice:
 
     def _settle_known_repos(self, db_path: str) -> None:
         """Take the repos given in the options or saved for ``db_path``, if any."""
-        from memharness_tui.tui.repos import saved_repos
+        from memharness_tui.tui.repos import repos_file_problem, saved_repos
 
+        problem = repos_file_problem(self.config_dir)
+        if problem is not None:  # kept as it is; say so rather than silently use defaults
+            self.notify(problem, title="repos not loaded",  # type: ignore[attr-defined]
+                        severity="warning", timeout=10)
         opts = self.options
         known = list(opts.repos) if opts.repos is not None else saved_repos(
             self.config_dir, db=db_path)

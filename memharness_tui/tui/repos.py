@@ -12,9 +12,15 @@ import json
 import os
 from pathlib import Path
 
-from memharness_tui.config import config_dir
+from memharness_tui.config import (
+    SettingsFileDamaged,
+    atomic_write_text,
+    config_dir,
+    folder_lock,
+    readable_json,
+)
 
-__all__ = ["REPOS_FILE", "db_key", "default_repos", "display_path", "load_repos", "save_repos",
+__all__ = ["REPOS_FILE", "SettingsFileDamaged", "db_key", "repos_file_problem", "default_repos", "display_path", "load_repos", "save_repos",
            "saved_repos", "work_tree"]
 
 REPOS_FILE = "staleness-repos.json"
@@ -49,18 +55,42 @@ def db_key(db: str | os.PathLike[str] | None) -> str:
         return str(db)
 
 
-def _read(path: Path) -> dict[str, list[str]]:
+def _read(path: Path, *, strict: bool = False) -> dict[str, list[str]]:
+    """Every database's saved list. A file that cannot be parsed reads as nothing saved —
+    or, ``strict`` (before a save), raises :class:`SettingsFileDamaged`: saving over it
+    would wipe the other databases' lists."""
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = readable_json(path)
+    except SettingsFileDamaged:
+        if strict:
+            raise
+        return {}
+    except OSError:
+        return {}
+    if raw is None:
         return {}
     if not isinstance(raw, dict):
+        if strict and not isinstance(raw, list):  # a bare list: the old format, replaced
+            raise SettingsFileDamaged(
+                f"{path} does not hold a JSON object of database paths; it was left as it "
+                "is and nothing was saved over it — fix or remove it"
+            )
         return {}
     out: dict[str, list[str]] = {}
     for key, value in raw.items():
         if isinstance(key, str) and isinstance(value, list):
             out[key] = list(dict.fromkeys(r for r in value if isinstance(r, str) and r.strip()))
     return out
+
+
+def repos_file_problem(folder: Path | None = None) -> str | None:
+    """One sentence when the repos file exists but cannot be used (then nothing saved in it
+    is read, and it is never saved over); None when it is fine or absent."""
+    try:
+        _read((folder or config_dir()) / REPOS_FILE, strict=True)
+    except SettingsFileDamaged as exc:
+        return str(exc)
+    return None
 
 
 def saved_repos(folder: Path | None = None, *,
@@ -78,15 +108,16 @@ def load_repos(folder: Path | None = None, *, db: str | os.PathLike[str] | None 
 
 def save_repos(repos: list[str], folder: Path | None = None, *,
                db: str | os.PathLike[str] | None = None) -> Path:
-    """Save ``db``'s repos atomically (temp file + rename), keeping other databases' lists."""
+    """Save ``db``'s repos atomically (unique temp file + rename), keeping other databases'
+    lists. A file that exists but cannot be parsed is kept and not saved over
+    (:class:`SettingsFileDamaged`, an OSError whose text says which file and what to do)."""
     target = folder or config_dir()
     target.mkdir(parents=True, exist_ok=True)
     path = target / REPOS_FILE
-    saved = _read(path)
-    saved[db_key(db)] = list(dict.fromkeys(repos))
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    with folder_lock(target):  # another process's save between our read and write is kept
+        saved = _read(path, strict=True)
+        saved[db_key(db)] = list(dict.fromkeys(repos))
+        atomic_write_text(path, json.dumps(saved, indent=2, sort_keys=True) + "\n")
     return path
 
 

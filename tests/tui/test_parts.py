@@ -155,16 +155,11 @@ def test_demo_rebuilds_when_version_changes(tmp_path: Path):
 def test_serve_runs_our_cli_through_textual_serve(monkeypatch: pytest.MonkeyPatch):
     seen: dict[str, object] = {}
 
-    class FakeServer:
-        def __init__(self, command: str, host: str, port: int, title: str) -> None:
-            seen.update(command=command, host=host, port=port, title=title)
+    def fake_serve(self: serve_mod.GuardedServer) -> None:  # textual-serve's Server, not run
+        seen.update(command=self.command, host=self.host, port=self.port, title=self.title,
+                    served=True)
 
-        def serve(self) -> None:
-            seen["served"] = True
-
-    import textual_serve.server
-
-    monkeypatch.setattr(textual_serve.server, "Server", FakeServer)
+    monkeypatch.setattr(serve_mod.GuardedServer, "serve", fake_serve)
     serve_mod.serve(8123, ["--db", "/tmp/my db.sqlite", "--readonly"])
     assert seen["host"] == "localhost" and seen["port"] == 8123 and seen["served"]
     command = str(seen["command"])

@@ -269,6 +269,26 @@ class StoreGateway:
                 if conn is not None:
                     conn.interrupt()
 
+    async def reopen(self) -> None:
+        """Close the store (and its scan twin) on their threads; the next call opens the path
+        again through the opener — after the file there was replaced or deleted."""
+        if self._executor is None:
+            raise RuntimeError("the database connection is closed")
+        scan, self._scan = self._scan, None
+        if isinstance(scan, StoreGateway):
+            scan.close()  # the read-only twin first: the writer then tidies the old -wal
+
+        def _drop() -> None:
+            old, self._store = self._store, None
+            self._twin = None
+            with self._lock:
+                self._opened.clear()
+            if old is not None:
+                with contextlib.suppress(Exception):
+                    old.close()
+
+        await asyncio.wrap_future(self._executor.submit(_drop))
+
     @property
     def closed(self) -> bool:
         return self._executor is None

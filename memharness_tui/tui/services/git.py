@@ -3,11 +3,18 @@
 A :class:`GitView` opens libgit2 handles in the thread that creates it and must only be used
 there (libgit2 objects are not shared across threads); the async helpers below create one in a
 worker thread per question, so callers on the event loop never block on git.
+
+Those threads are daemon threads of their own, not the event loop's executor: asyncio joins its
+executor's threads when the app's loop ends, so a slow git question (a huge diff, a hung network
+folder) used to hold the quit behind a blank screen. A question whose caller is cancelled (the
+modal closed, the app quitting) is told to stop at its next step, and nobody waits for it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -19,8 +26,52 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["GitView", "Judged", "RevisePicture", "RowAnalysis", "StillTrue", "judge",
-           "judge_facts", "open_triager", "revise_picture", "still_true_plan"]
+__all__ = ["GitView", "Judged", "RevisePicture", "RowAnalysis", "StillTrue", "Stopped", "judge",
+           "judge_facts", "off_loop", "open_triager", "revise_picture", "still_true_plan"]
+
+
+class Stopped(Exception):
+    """The caller went away (cancelled): the question stops at its next step."""
+
+
+async def off_loop(fn: Callable[[threading.Event], T]) -> T:
+    """``fn(stop)`` in a daemon thread; awaiting it never delays the app's exit.
+
+    When the awaiting task is cancelled, ``stop`` is set (``fn`` checks it between steps and
+    may raise :class:`Stopped`) and the thread is left to finish on its own."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+    stop = threading.Event()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)
+
+    def run() -> None:
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = fn(stop)
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            error = exc
+        with contextlib.suppress(RuntimeError):  # a closed loop: the app has gone
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="memharness-git", daemon=True).start()
+    try:
+        return await done
+    except asyncio.CancelledError:
+        stop.set()
+        raise
+
+
+def _check(stop: threading.Event) -> None:
+    if stop.is_set():
+        raise Stopped
 
 
 @dataclass(frozen=True)
@@ -136,19 +187,22 @@ async def judge(repos: Sequence[str], commit: str | None, path: str | None) -> J
     """One pin judged in a worker thread (None: no pin or no repo)."""
     if not commit or not repos:
         return None
-    return await asyncio.to_thread(lambda: GitView(repos).judge(commit, path))
+    return await off_loop(lambda stop: GitView(repos).judge(commit, path))
 
 
 async def judge_facts(repos: Sequence[str], facts: Iterable[Any]) -> dict[int, Judged | None]:
     """Every pinned fact judged now, by id, in one worker thread."""
     items = [(f.id, f.source_commit, f.source_path) for f in facts]
 
-    def run() -> dict[int, Judged | None]:
+    def run(stop: threading.Event) -> dict[int, Judged | None]:
         view = GitView(repos)
-        return {fid: view.judge(commit, path) if (view and commit) else None
-                for fid, commit, path in items}
+        out: dict[int, Judged | None] = {}
+        for fid, commit, path in items:
+            _check(stop)
+            out[fid] = view.judge(commit, path) if (view and commit) else None
+        return out
 
-    return await asyncio.to_thread(run)
+    return await off_loop(run)
 
 
 @dataclass(frozen=True)
@@ -165,7 +219,7 @@ class RevisePicture:
 
 async def revise_picture(repos: Sequence[str], commit: str | None, path: str | None,
                          text: str = "") -> RevisePicture:
-    def gather() -> RevisePicture:
+    def gather(stop: threading.Event) -> RevisePicture:
         view = GitView(repos)
         if not view or not commit:
             return RevisePicture(None, None, None, view.errors)
@@ -174,12 +228,16 @@ async def revise_picture(repos: Sequence[str], commit: str | None, path: str | N
             return RevisePicture(judged, None, None, view.errors)
         result = None
         if text and path:
+            _check(stop)
             result = RowAnalysis(0, text, commit, path, judged.repo, False, True).triage(
                 open_triager(repos))
-        return RevisePicture(judged, view.drift(commit, path, judged.repo),
-                             view.diff(commit, path, judged.repo), view.errors, result)
+        _check(stop)
+        drift = view.drift(commit, path, judged.repo)
+        _check(stop)
+        return RevisePicture(judged, drift, view.diff(commit, path, judged.repo), view.errors,
+                             result)
 
-    return await asyncio.to_thread(gather)
+    return await off_loop(gather)
 
 
 @dataclass
@@ -199,7 +257,7 @@ async def still_true_plan(repos: Sequence[str], facts: Sequence[Any], *,
     true there as pinned, true at the path git says it moved to (``moved`` holds that
     revision, written as ``source_agent``), or not true (``problem`` says why)."""
 
-    def plan() -> list[StillTrue]:
+    def plan(stop: threading.Event) -> list[StillTrue]:
         from memharness_tui.staleness.analysis import moved_revision
         from memharness_tui.staleness.triage import MOVED
 
@@ -207,6 +265,7 @@ async def still_true_plan(repos: Sequence[str], facts: Sequence[Any], *,
         triager = open_triager(repos) if view else None
         out: list[StillTrue] = []
         for f in facts:
+            _check(stop)
             where = view.judge(f.source_commit or "", f.source_path) if view else None
             if where is None:
                 out.append(StillTrue(f, "", None, "; ".join(view.errors) or "no usable repo"))
@@ -228,4 +287,4 @@ async def still_true_plan(repos: Sequence[str], facts: Sequence[Any], *,
             out.append(StillTrue(f, where.head, now, f"not true at HEAD ({why})"))
         return out
 
-    return await asyncio.to_thread(plan)
+    return await off_loop(plan)

@@ -83,15 +83,26 @@ class FactValues:
 
 @dataclass
 class BulkResult:
-    """What a bulk action changed: (old id, new id) pairs, and (id, why) it skipped."""
+    """What a bulk action changed: (old id, new id) pairs, and (id, why) it skipped.
+
+    ``stopped``: why it stopped early (a full disk, the file replaced…: a failure that is
+    not one fact's), with ``total`` the facts it was asked to change — the rest are unchanged.
+    """
 
     changed: list[tuple[int, int]] = field(default_factory=list)
     skipped: list[tuple[int, str]] = field(default_factory=list)
+    stopped: str | None = None
+    total: int = 0
 
     def summary(self, verb: str) -> str:
-        """``Downgraded 1 fact (#2 → #21)`` (the first few pairs), then what was skipped."""
+        """``Downgraded 1 fact (#2 → #21)`` (the first few pairs), then what was skipped; for
+        a bulk that stopped early, ``Re-verified 16 of 1,500 facts (…), then the disk holding
+        … is full; the rest are unchanged — free some space and try again``."""
         n = len(self.changed)
-        text = f"{verb} {n:,} fact{'s' if n != 1 else ''}"
+        if self.stopped is not None:
+            text = f"{verb} {n:,} of {self.total:,} fact{'s' if self.total != 1 else ''}"
+        else:
+            text = f"{verb} {n:,} fact{'s' if n != 1 else ''}"
         if self.changed:
             pairs = ", ".join(f"#{old} → #{new}" for old, new in self.changed[:3])
             text += f" ({pairs}{', …' if n > 3 else ''})"
@@ -101,7 +112,34 @@ class BulkResult:
             )
             if len(self.skipped) > 3:
                 text += "; …"
+        if self.stopped is not None:
+            cause, _, advice = self.stopped.partition(" — ")
+            text += f", then {cause}; the rest are unchanged"
+            if advice:
+                text += f" — {advice}"
         return text
+
+
+def one_fact_only(exc: BaseException) -> bool:
+    """Whether a write's failure concerns that fact alone (it was revised or retracted
+    meanwhile, a bad value): a bulk action skips it and goes on. Anything else (a full
+    disk, a lock held too long, the file replaced or damaged) stops the bulk action."""
+    from memharness_tui.store.errors import InvalidInput, NotFound
+
+    return isinstance(exc, NotFound | InvalidInput)
+
+
+def stop_reason(exc: BaseException) -> str:
+    """The sentence of the failure that stopped a bulk action, without its "nothing was
+    written" (true of the failed step alone; the summary says what the action wrote)."""
+    from memharness_tui.store.errors import without_nothing_written
+
+    return without_nothing_written(getattr(exc, "message", None) or str(exc))
+
+
+def _verdict(judged: Judged | None) -> tuple[str, str] | None:
+    """A judged pin as the (freshness, checked_head) the store records with the row."""
+    return None if judged is None else (judged.freshness, judged.head)
 
 
 def _revised_pin(source_ref: str, new_commit: str) -> str:
@@ -172,12 +210,31 @@ class StoreService:
         return await self._gw.call(store_info)
 
     async def data_version(self) -> int:
-        """SQLite's ``PRAGMA data_version``: moves when *another* connection commits."""
-        version = await self._gw.call(lambda s: s.data_version())
+        """SQLite's ``PRAGMA data_version``: moves when *another* connection commits.
+
+        Each poll first checks that the path still names the open file (one stat): when it
+        was replaced or deleted this raises ``FileReplaced`` (one sentence) and the store
+        has let go of the old file — see :meth:`reopen`."""
+        def poll(s: Any) -> int:
+            check = getattr(s, "check_file", None)
+            if check is not None:
+                check()
+            return int(s.data_version())
+
+        version = await self._gw.call(poll)
         if version != self._seen_version:
             self._seen_version = version
             self._recalls.clear()  # another process wrote: later recalls start afresh
         return version
+
+    async def reopen(self) -> tuple[StoreInfo, str | None]:
+        """Open the path again (the file there now), and tell every pane to reload."""
+        await self._gw.reopen()
+        self._recalls.clear()
+        self._seen_version = None
+        opened = await self.open()
+        self._written()
+        return opened
 
     # ----- queries ----------------------------------------------------------------------
     # Whole-store reads run on the gateway's read-only scan connection (``call_scan``), so
@@ -282,15 +339,9 @@ class StoreService:
     # ----- writes -----------------------------------------------------------------------
     async def _write_judged(self, write: Callable[[Any], int],
                             judged: Judged | None) -> tuple[int, Judged | None]:
-        """Run ``write`` (it returns the new row's id), then record the pin's verdict on it."""
-
-        def write_and_judge(s: Any) -> int:
-            new_id = write(s)
-            if judged is not None:
-                s.set_staleness(new_id, judged.freshness, s.now(), judged.head)
-            return new_id
-
-        new_id = await self._gw.call(write_and_judge)
+        """Run ``write`` (it returns the new row's id; it records the pin's verdict on the row
+        in the same transaction, so a failure leaves neither and a retry never duplicates)."""
+        new_id = await self._gw.call(write)
         self._written({new_id: judged.reason} if judged is not None else None)
         return new_id, judged
 
@@ -305,7 +356,7 @@ class StoreService:
                 confidence=values.confidence, importance=values.importance, kind=values.kind,
                 source_ref=values.source_ref, source_agent=AGENTS["new"],
                 source_commit=values.source_commit, source_path=values.source_path,
-                valid_from=values.valid_from,
+                valid_from=values.valid_from, verdict=_verdict(judged),
             )
             return int(new_id)
 
@@ -321,7 +372,7 @@ class StoreService:
                 old_id, values.fact, confidence=values.confidence, importance=values.importance,
                 kind=values.kind, source_ref=values.source_ref, source_agent=AGENTS["rewrite"],
                 source_commit=values.source_commit, source_path=values.source_path,
-                valid_from=values.valid_from,
+                valid_from=values.valid_from, verdict=_verdict(judged),
             )
             return int(new_id)
 
@@ -341,7 +392,7 @@ class StoreService:
         is re-pinned to the new path (``analysis.moved_revision``). A fact not true at HEAD
         is skipped.
         """
-        result = BulkResult()
+        result = BulkResult(total=len(facts))
         if not facts:
             return result
         planned = await git.still_true_plan(repos, facts, source_agent=AGENTS["still-true"])
@@ -351,6 +402,8 @@ class StoreService:
             from memharness_tui.store.errors import MemharnessError
 
             for p in planned:
+                if result.stopped is not None:
+                    break
                 f = p.fact
                 if p.problem is not None or p.judged is None:
                     result.skipped.append((f.id, p.problem or "cannot check"))
@@ -360,12 +413,15 @@ class StoreService:
                     "source_ref": _revised_pin(f.source_ref, p.head), "source_agent": AGENTS["still-true"],
                     "source_commit": p.head, "source_path": f.source_path,
                 }
-                try:
-                    _, new_id, _ = s.revise(f.id, values.pop("new_fact"), **values)
+                try:  # the new row and its verdict: one transaction
+                    _, new_id, _ = s.revise(f.id, values.pop("new_fact"), **values,
+                                            verdict=(p.judged.freshness, p.head))
                 except MemharnessError as exc:
-                    result.skipped.append((f.id, exc.message))
+                    if one_fact_only(exc):
+                        result.skipped.append((f.id, exc.message))
+                    else:
+                        result.stopped = stop_reason(exc)
                     continue
-                s.set_staleness(new_id, p.judged.freshness, s.now(), p.head)
                 result.changed.append((f.id, new_id))
                 reasons[new_id] = p.judged.reason
 
@@ -378,7 +434,7 @@ class StoreService:
                         head: str | None = None) -> BulkResult:
         """SPEC §8 downgrade, one ``Store.downgrade`` transaction per fact: same text,
         confidence × factor, same pin, same verdict (checked head: the fact's, else ``head``)."""
-        result = BulkResult()
+        result = BulkResult(total=len(facts))
 
         def write(s: Any) -> None:
             from memharness_tui.store.errors import MemharnessError
@@ -390,8 +446,11 @@ class StoreService:
                         checked_head=f.checked_head or head or None,
                     )
                 except MemharnessError as exc:
-                    result.skipped.append((f.id, exc.message))
-                    continue
+                    if one_fact_only(exc):
+                        result.skipped.append((f.id, exc.message))
+                        continue
+                    result.stopped = stop_reason(exc)
+                    break
                 result.changed.append((f.id, new_id))
 
         await self._gw.call(write)
