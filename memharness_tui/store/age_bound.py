@@ -114,5 +114,6 @@ class AgeBound(StoreParts):
         theta = float(scores[-1][0])
         if not (theta > 0 and math.isfinite(theta)):
             return None
-        return {f"cut_{kind}_{i}": cut_date(now_ms, theta, m, hl)
+        cuts = {f"cut_{kind}_{i}": cut_date(now_ms, theta, m, hl)
                 for (kind, i), (m, hl) in bounds.items()}
+        return {**cuts, "cut_min": min(cuts.values())}

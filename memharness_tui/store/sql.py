@@ -153,8 +153,9 @@ AMONG_IDS = "f.id IN (SELECT value FROM json_each(:ids))"
 ABOVE_ID = "f.id > :above"
 # Rows that may still score high enough (store/age_bound.py): a reference time on or after
 # the cut date of the row's kind and importance, or one without a '-' fifth (not YYYY-MM-DD…:
-# a number or a time of day, see store/age_bound.py), or a confidence above 1: those are
-# always scored. An importance outside 1..10 cuts at ''.
+# a number or a time of day, see store/age_bound.py), a confidence above 1 or an importance
+# outside 1..10: those are always scored. ``:cut_min`` (the earliest cut) first, so an old
+# row is dropped after three cheap tests, without the CASEs.
 REF_TIME = "COALESCE(f.last_accessed_at, f.tx_at)"
 
 
@@ -163,11 +164,12 @@ def _cut_by_importance(kind: str) -> str:
     return f"(CASE f.importance {whens} ELSE '' END)"
 
 
-RECENT_ENOUGH = f"""({REF_TIME} >= (CASE f.kind
+RECENT_ENOUGH = f"""(substr({REF_TIME}, 5, 1) != '-' OR f.confidence > 1
+  OR f.importance NOT BETWEEN 1 AND 10
+  OR ({REF_TIME} >= :cut_min AND {REF_TIME} >= (CASE f.kind
     WHEN 'episodic' THEN {_cut_by_importance('episodic')}
     WHEN 'procedural' THEN {_cut_by_importance('procedural')}
-    ELSE {_cut_by_importance('semantic')} END)
-  OR substr({REF_TIME}, 5, 1) != '-' OR f.confidence > 1)"""
+    ELSE {_cut_by_importance('semantic')} END)))"""
 
 
 def top_scores_query(filters: list[str]) -> str:

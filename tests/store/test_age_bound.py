@@ -201,6 +201,7 @@ def test_the_cut_keeps_every_reference_time_julianday_puts_after_the_bound() -> 
     conn.executemany("INSERT INTO facts VALUES ('2000-01-01', ?, 'semantic', 5, 1.0)",
                      [(t,) for t in texts])
     cuts = {f"cut_{k}_{i}": cut for k in age_bound.KINDS for i in age_bound.IMPORTANCE}
+    cuts["cut_min"] = cut
     bound = conn.execute("SELECT julianday(?) - ? * log2(? / ?)",
                          (now, half_life, ceiling, theta)).fetchone()[0]
     rows = conn.execute(f"SELECT f.last_accessed_at, julianday(f.last_accessed_at), "
