@@ -6,7 +6,8 @@ them, its sibling parts:
 
 - ``_writes``: remember, revise, downgrade, forget (``writes.py``)
 - ``_verdicts``: the staleness writer and the pass's work list (``verdict_writer.py``)
-- ``_recall``: SPEC §7 (``recall.py``)
+- ``_recall``: SPEC §7 (``recall.py``; its age bound, ``age_bound.py``)
+- ``_first_screen``: a quick first answer for the scanning recalls (``first_screen.py``)
 - ``_browse``: a fact, changes, stats, counts, subjects, pages, the flagged list (``browse.py``)
 - ``_scans``: whole-table scans split across cores (``split_scan.py``)
 - ``_answers``: answers remembered per snapshot (``remembered.py``)
@@ -25,12 +26,14 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Concatenate, ParamSpec, TypeVar
 
+from .age_bound import AgeBound
 from .browse import BrowseReads
 from .clock import Clock, SystemClock
 from .db import MemharnessDatabase, open_database
 from .driver import sqlite3
 from .embeddings_io import EmbeddingIO
 from .errors import translate_sqlite
+from .first_screen import FirstScreenReads
 from .handle import StoreFile
 from .hygiene_reads import NearDuplicateReads
 from .models import FactModel
@@ -88,7 +91,8 @@ class Store:
         self._answers = Remembered(self._file)
         self._scans = SplitScans(self._file)
         self._browse = BrowseReads(self._file, self._scans, self._answers)
-        self._recall = RecallReads(self._file, self._scans)
+        self._recall = RecallReads(self._file, self._scans, AgeBound(self._file))
+        self._first_screen = FirstScreenReads(self._file, self._recall)
         self._writes = FactWrites(self._file)
         self._verdicts = VerdictWriter(self._file)
         self._embeddings = EmbeddingIO(self._file)
@@ -285,6 +289,7 @@ class Store:
     # --- recall (recall.py) -----------------------------------------------------------
 
     recall = _part("_recall", RecallReads.recall)
+    recall_first_screen = _part("_first_screen", FirstScreenReads.recall_first_screen)
 
     @property
     def vec_enabled(self) -> bool:
