@@ -91,7 +91,8 @@ class Store:
         self._answers = Remembered(self._file)
         self._scans = SplitScans(self._file)
         self._browse = BrowseReads(self._file, self._scans, self._answers)
-        self._recall = RecallReads(self._file, self._scans, AgeBound(self._file))
+        self._age = AgeBound(self._file)
+        self._recall = RecallReads(self._file, self._scans, self._age)
         self._first_screen = FirstScreenReads(self._file, self._recall)
         self._writes = FactWrites(self._file)
         self._verdicts = VerdictWriter(self._file)
@@ -290,6 +291,8 @@ class Store:
 
     recall = _part("_recall", RecallReads.recall)
     recall_first_screen = _part("_first_screen", FirstScreenReads.recall_first_screen)
+    # the age bound on its own (tests/store/test_age_bound.py checks its cut dates)
+    _recent_enough = _part("_age", AgeBound.recent_enough)
 
     @property
     def vec_enabled(self) -> bool:
