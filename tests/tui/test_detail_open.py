@@ -198,6 +198,7 @@ async def test_a_slow_read_never_shows_the_last_fact_under_the_new_one(sample, c
             if app.screen is detail:
                 break
         assert app.screen is detail and not gate.is_set()
+        await pilot.pause()  # the screen's own ScreenResume (handled before it paints)
         assert detail.text_of("detail-text") == "" != old_text
         assert detail.sub_title == f"fact #{info.stale}"
         gate.set()
