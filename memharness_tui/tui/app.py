@@ -10,7 +10,7 @@ import asyncio
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
@@ -31,6 +31,9 @@ from memharness_tui.tui.services.repo_prefs import ReposPreferences
 from memharness_tui.tui.services.theme_prefs import ThemePreferences
 from memharness_tui.tui.signals import quit_on_signals
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.screens.main import MainScreen
 
 ReasonProvider = Callable[[Any], str | None]
 """Override for why a fact has its verdict (tests, embedders); by default the session says."""
@@ -229,7 +232,10 @@ class MemharnessApp(App[int]):
     def _poll(self) -> None:
         if not self._polling and not self.gateway.closed:
             self._polling = True
-            self.run_worker(self._poll_once, group="data_version", exit_on_error=False)
+            # the function, not a coroutine: one never awaited at shutdown warned (Textual's
+            # annotation takes only async callables returning Never)
+            self.run_worker(self._poll_once, group="data_version",  # type: ignore[arg-type]
+                            exit_on_error=False)
 
     async def _poll_once(self) -> None:
         """``PRAGMA data_version`` on the DB thread: has another connection committed?"""
@@ -331,7 +337,7 @@ class MemharnessApp(App[int]):
         """``r`` / the palette: re-read counts and every list."""
         self.store_revision += 1
 
-    def main_screen(self) -> Any:
+    def main_screen(self) -> MainScreen | None:
         from memharness_tui.tui.screens.main import MainScreen
 
         for screen in self.screen_stack:

@@ -10,12 +10,13 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
-HELP_BINDINGS = [Binding("escape,question_mark,q", "app.pop_screen", "Close", id="help.close")]
+HELP_BINDINGS: list[BindingType] = [Binding("escape,question_mark,q", "app.pop_screen", "Close", id="help.close")]
 
 
 def _key_label(key: str) -> str:
@@ -46,7 +47,7 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
     from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
     from memharness_tui.tui.widgets.subjects import SubjectsPane
 
-    areas = [
+    areas: list[tuple[str, list[type[DOMNode]]]] = [
         ("Everywhere", [MemharnessApp]),
         ("Main screen", [MainScreen]),
         ("Recall tab", [RecallPane]),

@@ -6,7 +6,7 @@ banner says)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on, work
@@ -27,7 +27,7 @@ from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 from memharness_tui.tui.widgets.staleness.row_analysis import LazyRowAnalysis, RowInfo
 
 if TYPE_CHECKING:
-    pass
+    from memharness_tui.tui.app import MemharnessApp
 
 VERDICT_FILTERS = (None, "stale", "unresolved")
 SORTS = ("id", "triage")
@@ -161,7 +161,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
     async def _load_flagged(self, judge_all: bool = True) -> None:
-        page = await self.app.service.flagged(None)  # every flagged fact: the table is virtual
+        page = await cast("MemharnessApp", self.app).service.flagged(None)  # every flagged fact: the table is virtual
         facts, total = page.facts, page.total
         old = self.rows
         # show the rows at once (what was known about them stays); git judges them meanwhile
@@ -170,7 +170,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         todo = facts if judge_all else [  # mid-pass: rows already judged at this HEAD stay
             f for f in facts if (info := old.get(f.id)) is None or info.judged is None]
         judged = await judge_facts(list(self.repos), todo) if todo else {}
-        self.app.session.note_seen({fid: j.reason for fid, j in judged.items() if j is not None})
+        cast("MemharnessApp", self.app).session.note_seen({fid: j.reason for fid, j in judged.items() if j is not None})
         shown_meanwhile = self.rows
         self.rows = {}
         asked = {f.id for f in todo}
