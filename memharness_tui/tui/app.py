@@ -34,6 +34,7 @@ from memharness_tui.tui.services import (
     StoreService,
     default_now,
 )
+from memharness_tui.tui.services.hygiene import HygieneService
 from memharness_tui.tui.signals import quit_on_signals
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
 
@@ -62,7 +63,8 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
     # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
     # subclasses elsewhere work); no widget carries DEFAULT_CSS.
     CSS_PATH = [Path(__file__).with_name(name) for name in
-                ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss")]
+                ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss")] + [
+        Path(__file__).parent / "widgets" / "hygiene" / "hygiene.tcss"]
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
     BINDINGS = [
@@ -111,6 +113,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
             source = app_early.opener(path, readonly)
         self.gateway = self._early.gateway if self._early else StoreGateway(source)
         self.service = StoreService(self.gateway, on_write=self._after_write)
+        self.hygiene = HygieneService(self.gateway, self.service.wrote)
         self.session = StalenessSession()
         self._now = now
         self.config_dir = config_dir or config.config_dir()
