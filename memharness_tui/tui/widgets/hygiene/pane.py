@@ -20,7 +20,7 @@ from textual.widgets import DataTable, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from memharness_tui.tui.messages import OpenFact
-from memharness_tui.tui.render import cell, clean
+from memharness_tui.tui.render import cell
 from memharness_tui.tui.widgets.base import LoadsWhenShown
 from memharness_tui.tui.widgets.hygiene.flags import GROUPS, Flag, flags_of
 
@@ -33,6 +33,8 @@ __all__ = ["HygienePane"]
 FIX_ACTIONS = ("merge", "refile", "split", "pin", "retract")
 TITLES = dict(GROUPS)
 FIXED_WIDTHS = (1, 15, 14, 18)  # mark, kind, ids, subject (the detail takes the rest)
+NARROW_WIDTHS = (1, 15, 10, 14)  # below 100 columns
+NARROW = 100
 
 
 class HygienePane(LoadsWhenShown, Vertical):
@@ -192,9 +194,10 @@ class HygienePane(LoadsWhenShown, Vertical):
         table = self.query_one("#hygiene-table", DataTable)
         keep = self.highlighted()
         table.clear(columns=True)
-        spare = self.size.width - sum(w + 2 for w in FIXED_WIDTHS) - 2 - 2
+        widths = NARROW_WIDTHS if self.size.width < NARROW else FIXED_WIDTHS
+        spare = self.size.width - sum(w + 2 for w in widths) - 2 - 2
         detail = max(20, spare)
-        for label, width in zip((" ", "Kind", "IDs", "Subject"), FIXED_WIDTHS, strict=True):
+        for label, width in zip((" ", "Kind", "IDs", "Subject"), widths, strict=True):
             table.add_column(label, width=width, key=label.strip() or "mark")
         table.add_column("Flag", width=detail, key="flag")
         last_kind = None
@@ -209,8 +212,8 @@ class HygienePane(LoadsWhenShown, Vertical):
             table.add_row(
                 Text("●" if f.key in self.marked else " ", style="bold"),
                 Text(group, style="bold"),
-                cell(" ".join(f"#{i}" for i in f.ids) or "—", "dim", max_len=14),
-                cell(f.subject, max_len=18),
+                cell(" ".join(f"#{i}" for i in f.ids) or "—", "dim", max_len=widths[2]),
+                cell(f.subject, max_len=widths[3]),
                 summary,
                 key=f.key,
             )
@@ -265,9 +268,9 @@ class HygienePane(LoadsWhenShown, Vertical):
         else:
             text.append(TITLES.get(flag.kind, flag.kind), style="bold")
             text.append("  ")
-            text.append_text(cell(flag.subject, max_len=40))
             if flag.target is not None:
-                text.append(f"  → {clean(flag.target, single_line=True, max_len=40)}")
+                text.append("refile into ")
+            text.append_text(cell(flag.subject, max_len=40))
             keys = {"merge": "m merge", "refile": "f refile", "split": "s split",
                     "pin": "p pin", "retract": "d retract"}
             hints = [keys[x] for x in flag.fixes]
