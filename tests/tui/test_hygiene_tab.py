@@ -317,3 +317,14 @@ async def test_enter_on_a_stale_pin_shows_the_staleness_tab(hyg, tmp_path: Path)
         await pilot.press("enter")
         await settle(pilot)
         assert pane.screen.query_one("#tabs").active == "staleness"
+
+
+def test_help_lists_the_tabs_keys():
+    from memharness_tui.tui.screens.help import binding_sections
+
+    sections = dict(binding_sections())
+    assert ("space", "Mark or unmark the highlighted flag (a fix then applies to all marked)") \
+        in sections["Hygiene tab"]
+    assert any("Merge a near-duplicate group" in d for _, d in sections["Hygiene tab"])
+    assert any(d == "Apply" or "Apply" in d for _, d in sections["Hygiene fix: editor and preview"])
+    assert ("5", "Show the Hygiene tab") in sections["Main screen"]

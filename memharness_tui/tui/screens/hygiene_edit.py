@@ -16,10 +16,10 @@ from textual.widgets.option_list import Option
 
 from memharness_tui.tui.render import cell, clean
 
-__all__ = ["MergeEditor", "PinEditor", "SplitEditor"]
+__all__ = ["FixEditor", "MergeEditor", "PinEditor", "SplitEditor"]
 
 
-class _Editor(ModalScreen[object]):
+class FixEditor(ModalScreen[object]):
     """A box with a title, a help line, the editor's widgets and Preview / Cancel."""
 
     CSS_PATH = "hygiene_modals.tcss"
@@ -60,7 +60,7 @@ class _Editor(ModalScreen[object]):
         self.dismiss(None)
 
 
-class MergeEditor(_Editor):
+class MergeEditor(FixEditor):
     """Pick the surviving text (Enter on a member) and edit it; dismisses with the text."""
 
     heading = "Merge: the text the merged fact keeps"
@@ -92,7 +92,7 @@ class MergeEditor(_Editor):
         return text
 
 
-class SplitEditor(_Editor):
+class SplitEditor(FixEditor):
     """One part per line (proposed at semicolons and sentence ends); dismisses with the parts."""
 
     heading = "Split: one fact per line"
@@ -118,7 +118,7 @@ class SplitEditor(_Editor):
         return parts
 
 
-class PinEditor(_Editor):
+class PinEditor(FixEditor):
     """A commit (and a path) to pin code-map facts to; dismisses with ``(commit, path)``."""
 
     heading = "Pin to a commit"

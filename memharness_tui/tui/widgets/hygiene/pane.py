@@ -50,7 +50,7 @@ class HygienePane(LoadsWhenShown, Vertical):
         Binding("p", "fix('pin')", "Pin", id="hygiene.pin",
                 tooltip="Pin a code-map fact to a commit and path"),
         Binding("d", "fix('retract')", "Retract", id="hygiene.retract",
-                tooltip="Retract a code-map fact (asks first)"),
+                tooltip="Retract a code-map fact (previewed first)"),
         Binding("c", "cancel_scan", "Cancel scan", id="hygiene.cancel",
                 tooltip="Stop the running scan (nothing is written; r scans again)"),
     ]
