@@ -74,14 +74,14 @@ class MergeEditor(FixEditor):
     def fields(self) -> ComposeResult:
         yield OptionList(*(Option(Text(f"#{i} ").append_text(cell(t, max_len=300)), id=str(i))
                            for i, t in self.texts), id="merge-pick")
-        yield TextArea(self.texts[0][1] if self.texts else "", id="merge-text",
+        yield TextArea(clean(self.texts[0][1]) if self.texts else "", id="merge-text",
                        soft_wrap=True)
 
     @on(OptionList.OptionSelected, "#merge-pick")
     def _pick(self, event: OptionList.OptionSelected) -> None:
         chosen = dict(self.texts).get(int(event.option.id or 0), "")
         area = self.query_one("#merge-text", TextArea)
-        area.text = chosen
+        area.text = clean(chosen)  # control characters shown, never sent to the terminal
         area.focus()
 
     def result(self) -> object:

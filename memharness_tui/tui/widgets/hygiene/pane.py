@@ -106,6 +106,11 @@ class HygienePane(LoadsWhenShown, Vertical):
         self.query_one("#hygiene-progress").display = False
         self._fill()
 
+    def on_unmount(self) -> None:
+        """Quitting mid-scan stops the scanning thread (the app's exit would wait for it)."""
+        if self._token is not None:
+            self._token.set()
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self.mapp.report_error(event.worker.error)
