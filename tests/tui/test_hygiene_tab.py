@@ -328,3 +328,28 @@ def test_help_lists_the_tabs_keys():
     assert any("Merge a near-duplicate group" in d for _, d in sections["Hygiene tab"])
     assert any(d == "Apply" or "Apply" in d for _, d in sections["Hygiene fix: editor and preview"])
     assert ("5", "Show the Hygiene tab") in sections["Main screen"]
+
+
+async def test_hostile_text_in_flags_and_preview_is_data(hyg, tmp_path: Path):
+    store, _ = hyg
+    a, _ = store.remember("evil", "Config uses [red]x[/] and [link=https://evil.invalid]click[/link] \x1b[31mnow")
+    b, _ = store.remember("evil", "Config uses [red]x[/] and [link=https://evil.invalid]click[/link] today")
+    app = app_on(store, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = await open_tab(pilot)
+        flag = await highlight(pilot, pane, "near-duplicate", "evil")
+        assert flag.ids == (a, b)
+        row = pane.query_one("#hygiene-table").get_row(flag.key)
+        assert "[red]x[/]" in row[4].plain and "\x1b" not in row[4].plain
+        detail = pane.query_one("#hygiene-detail").render()
+        assert "[link=https://evil.invalid]" in str(detail) and "\x1b" not in str(detail)
+        await pilot.press("m")
+        editor = await modal(pilot, MergeEditor)
+        assert "\x1b" not in editor.query_one("#merge-text").text
+        await pilot.press("ctrl+s")
+        preview = await modal(pilot, PlanPreview)
+        texts = [preview.query_one("#preview-rows").get_row_at(n)[3].plain for n in range(3)]
+        assert all("[red]x[/]" in t and "\x1b" not in t for t in texts)
+        await pilot.press("n")
+        await settle(pilot)
+        assert store.get(a).superseded_by is None and store.get(b).superseded_by is None
