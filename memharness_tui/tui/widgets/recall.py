@@ -10,7 +10,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Input, Static
@@ -73,14 +72,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     store_revision: reactive[int] = reactive(0, init=False)
     readonly: reactive[bool] = reactive(False, init=False)
 
-    class Shown(Message):
-        """Results for ``params`` are on screen (tests and benchmarks wait for this)."""
-
-        def __init__(self, params: RecallQuery, result: Any) -> None:
-            super().__init__()
-            self.params = params
-            self.result = result
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._timer: Timer | None = None
@@ -137,7 +128,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         start usually has them before the screen is built), so the screen's first layout and
         frame include them: one layout instead of the empty table's and then the results'."""
         params = self.current_params()
-        result = self.mapp.first_recall_result(params)
+        result = self.mapp.opening.result(params)
         if result is None:
             return False
         self.params = params
@@ -242,7 +233,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     async def _search(self, params: RecallParams, base_limit: int, keep_cursor: bool) -> None:
         revision = self.store_revision
         self._shown_key = None
-        first = self.mapp.take_first_recall(params)  # started while the screen was built
+        first = self.mapp.opening.take(params)  # started while the screen was built
         result = await (first if first is not None else self.mapp.service.recall(params))
         agent_text: str | None = None
         if self.agent_view:
@@ -299,7 +290,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         else:
             table.set_rows(rows)
         self._status(params, result)
-        self.post_message(self.Shown(params, result))
 
     def _status(self, params: RecallParams, result: Any) -> None:
         n = len(result.facts)
