@@ -17,7 +17,6 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, ProgressBar, Static
-from textual.worker import Worker, WorkerState
 
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell
@@ -110,10 +109,6 @@ class HygienePane(LoadsWhenShown, Vertical):
         """Quitting mid-scan stops the scanning thread (the app's exit would wait for it)."""
         if self._token is not None:
             self._token.set()
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            self.mapp.report_error(event.worker.error)
 
     # ----- when to scan ---------------------------------------------------------------------
     def watch_as_of(self) -> None:
