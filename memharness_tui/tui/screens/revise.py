@@ -306,9 +306,12 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         t = self.triage
         where = (f"on its new path {clean(t.new_path, single_line=True)} (git finds it moved)"
                  if t is not None and t.outcome == "moved" and t.new_path else "(same path)")
+        warning = ("\n\n⚠ The triage says the change at HEAD touches this fact's words: "
+                   "read the diff first; rewrite (e) if they no longer hold."
+                   if t is not None and t.outcome == "touches" else "")
         self._confirm(f"Still true at HEAD: #{f.id}?",
                       f"{clean(f.fact)}\n\nRevise it with the same text, pinned at HEAD "
-                      f"{where}, and record it as current.", "Still true", go)
+                      f"{where}, and record it as current.{warning}", "Still true", go)
 
     def action_downgrade(self) -> None:
         f = self.fact
