@@ -61,9 +61,8 @@ class MemharnessApp(App[int]):
 
     # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
     # subclasses elsewhere work); no widget carries DEFAULT_CSS.
-    CSS_PATH = [Path(__file__).with_name(name) for name in
-                ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss")] + [
-        Path(__file__).parent / "widgets" / "hygiene" / "hygiene.tcss"]
+    CSS_PATH = [*(Path(__file__).with_name(n) for n in ("app.tcss", "widgets.tcss", "modals.tcss",
+                "staleness.tcss")), Path(__file__).parent / "widgets/hygiene/hygiene.tcss"]
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
     BINDINGS = [
