@@ -140,7 +140,7 @@ def build_store(db_path: Path, commits: _Commits, t: _Timeline | None = None) ->
         c1, c2 = commits.c1, commits.c2
         ref1 = f"tiny-shop@{c1}"
 
-        def pin(path: str | None, commit: str = c1) -> dict[str, object]:
+        def pin(path: str | None, commit: str = c1) -> dict[str, Any]:  # remember()'s keywords
             return {"source_commit": commit, "source_path": path,
                     "source_ref": f"tiny-shop@{commit}" + (f":{path}" if path else "")}
 

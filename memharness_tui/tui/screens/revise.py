@@ -24,9 +24,8 @@ from memharness_tui.tui.services.git import Judged, revise_picture
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.git import Drift
-    from memharness_tui.staleness.triage import Triage, TriageHunk
     from memharness_tui.tui.app import MemharnessApp
+    from memharness_tui.tui.services.git import Drift, Triage, TriageHunk
 
 WRITE_ACTIONS = {"rewrite", "still_true", "downgrade", "retract"}
 MAX_DIFF_LINES = 3000  # a diff longer than this is cut (the rest is one `git diff` away)
@@ -117,7 +116,7 @@ def triage_text(result: Triage, app: object, *, max_lines: int = 400) -> Text:
 
 def _shifted(spans: Any) -> list[Any]:
     """Spans moved one place right (the line is shown after its ``+`` / ``-`` / space)."""
-    from memharness_tui.staleness.triage import TermSpan
+    from memharness_tui.tui.services.git import TermSpan
 
     return [TermSpan(sp.start + 1, sp.end + 1, sp.term) for sp in spans]
 
