@@ -7,7 +7,7 @@ Several flags (marked rows) make one plan (``Plan + Plan``) and one transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from memharness_tui.tui.screens.hygiene_edit import MergeEditor, PinEditor, SplitEditor
 from memharness_tui.tui.screens.hygiene_preview import PlanPreview
@@ -71,7 +71,7 @@ async def _plan(app: MemharnessApp, fix: str, flags: Sequence[Flag]) -> Plan | N
         answer = await app.push_screen_wait(PinEditor(ids))
         if answer is None:
             return None
-        commit, path = answer
+        commit, path = cast("tuple[str, str | None]", answer)
         plans.append(await svc.plan_pin(ids, commit, path))
     elif fix == "retract":
         plans.append(await svc.plan_retract([i for f in flags for i in f.ids]))

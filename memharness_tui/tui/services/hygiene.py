@@ -14,10 +14,11 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from memharness_tui.hygiene import Applied, HygieneReport, Plan
+    from memharness_tui.store import Store
     from memharness_tui.store.types import Fact
     from memharness_tui.tui.services.gateway import StoreGateway
 
@@ -31,6 +32,12 @@ def _reader_opener(store: Any) -> Callable[[], Any] | None:
     """On the DB thread: how to open a read-only reader of this store (None: it cannot)."""
     twin = getattr(store, "twin_opener", None)
     return twin() if twin is not None else None
+
+
+def _store(s: object) -> Store:
+    """The gateway's store, as the hygiene functions take it (they use the Store's own
+    connection and write guard, beyond the UI's StoreProtocol)."""
+    return cast("Store", s)
 
 
 class HygieneService:
@@ -49,7 +56,7 @@ class HygieneService:
         opener = await self._gw.call(_reader_opener)
         if opener is None:
             return await self._gw.call_scan(
-                lambda s: scan(s, as_of=as_of, progress=progress, cancel=cancel))
+                lambda s: scan(_store(s), as_of=as_of, progress=progress, cancel=cancel))
 
         def read() -> HygieneReport:
             reader = opener()
@@ -72,32 +79,32 @@ class HygieneService:
     async def plan_merge(self, ids: Sequence[int], text: str) -> Plan:
         from memharness_tui.hygiene import plan_merge
 
-        return await self._gw.call(lambda s: plan_merge(s, ids, text))
+        return await self._gw.call(lambda s: plan_merge(_store(s), ids, text))
 
     async def plan_refile(self, ids: Sequence[int], subject: str) -> Plan:
         from memharness_tui.hygiene import plan_refile
 
-        return await self._gw.call(lambda s: plan_refile(s, ids, subject))
+        return await self._gw.call(lambda s: plan_refile(_store(s), ids, subject))
 
     async def plan_split(self, fact_id: int, parts: Sequence[str]) -> Plan:
         from memharness_tui.hygiene import plan_split
 
-        return await self._gw.call(lambda s: plan_split(s, fact_id, parts))
+        return await self._gw.call(lambda s: plan_split(_store(s), fact_id, parts))
 
     async def plan_pin(self, ids: Sequence[int], commit: str, path: str | None) -> Plan:
         from memharness_tui.hygiene import plan_pin
 
-        return await self._gw.call(lambda s: plan_pin(s, ids, commit, path))
+        return await self._gw.call(lambda s: plan_pin(_store(s), ids, commit, path))
 
     async def plan_retract(self, ids: Sequence[int]) -> Plan:
         from memharness_tui.hygiene import plan_retract
 
-        return await self._gw.call(lambda s: plan_retract(s, ids))
+        return await self._gw.call(lambda s: plan_retract(_store(s), ids))
 
     async def apply(self, plan: Plan) -> Applied:
         """Write ``plan`` in one transaction (nothing, if a fact moved since the preview)."""
         from memharness_tui.hygiene import apply
 
-        applied = await self._gw.call(lambda s: apply(s, plan))
+        applied = await self._gw.call(lambda s: apply(_store(s), plan))
         self._wrote()
         return applied
