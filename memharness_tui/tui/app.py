@@ -25,6 +25,7 @@ from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommand
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.services import StoreGateway, StoreInfo, StoreService, default_now
 from memharness_tui.tui.services.details import FactDetails
+from memharness_tui.tui.services.hygiene import HygieneService
 from memharness_tui.tui.services.idle_gc import IdleCollector
 from memharness_tui.tui.services.opening import OpeningRecall
 from memharness_tui.tui.services.repo_prefs import ReposPreferences
@@ -58,13 +59,13 @@ class MemharnessApp(App[int]):
     Its parts, held by name (``services/``): ``opening`` (the opening recall, sent before the
     screen is built), ``details`` (the one fact detail screen, built ahead), ``themes`` and
     ``repo_prefs`` (choices remembered in the config dir), ``idle_gc`` (full collections while
-    the user pauses). Textual's actions and handlers here delegate to them in one line.
+    the user pauses), ``hygiene`` (the Hygiene tab's scan and fixes). Textual's actions and handlers here delegate to them in one line.
     """
 
     # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
     # subclasses elsewhere work); no widget carries DEFAULT_CSS.
-    CSS_PATH = [Path(__file__).with_name(name) for name in
-                ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss")]
+    CSS_PATH = [*(Path(__file__).with_name(n) for n in ("app.tcss", "widgets.tcss", "modals.tcss",
+                "staleness.tcss")), Path(__file__).parent / "widgets/hygiene/hygiene.tcss"]
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
     BINDINGS = [
@@ -113,6 +114,7 @@ class MemharnessApp(App[int]):
             source = app_early.opener(path, readonly)
         self.gateway = self._early.gateway if self._early else StoreGateway(source)
         self.service = StoreService(self.gateway, on_write=self._after_write)
+        self.hygiene = HygieneService(self.gateway, self.service.wrote)
         self.session = StalenessSession()
         self._now = now
         self.config_dir = config_dir or config.config_dir()

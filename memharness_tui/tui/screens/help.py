@@ -37,12 +37,15 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
     from memharness_tui.tui.screens.confirm import ConfirmScreen
     from memharness_tui.tui.screens.detail import FactDetailScreen
     from memharness_tui.tui.screens.fact_form import FactFormScreen
+    from memharness_tui.tui.screens.hygiene_edit import FixEditor
+    from memharness_tui.tui.screens.hygiene_preview import PlanPreview
     from memharness_tui.tui.screens.main import MainScreen
     from memharness_tui.tui.screens.modals import ErrorModal, ThemePicker, TimeTravelModal
     from memharness_tui.tui.screens.repos import ReposScreen
     from memharness_tui.tui.screens.revise import ReviseScreen
     from memharness_tui.tui.widgets.dashboard import StalenessDashboard
     from memharness_tui.tui.widgets.diff import DiffPane
+    from memharness_tui.tui.widgets.hygiene import HygienePane
     from memharness_tui.tui.widgets.recall import RecallPane
     from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
     from memharness_tui.tui.widgets.subjects import SubjectsPane
@@ -54,6 +57,8 @@ def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
         ("Subjects tab", [SubjectsPane]),
         ("Changes tab", [DiffPane]),
         ("Staleness tab", [StalenessDashboard, FlaggedPanel]),
+        ("Hygiene tab", [HygienePane]),
+        ("Hygiene fix: editor and preview", [FixEditor, PlanPreview]),
         ("Fact detail", [FactDetailScreen]),
         ("Revise a flagged fact", [ReviseScreen]),
         ("New fact and rewrite forms", [FactFormScreen]),

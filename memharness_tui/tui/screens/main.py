@@ -1,4 +1,4 @@
-"""The main screen: header, counts, banners, and one tab per area (recall, subjects, diff, staleness).
+"""The main screen: header, counts, banners, and one tab per area (recall, subjects, diff, staleness, hygiene).
 
 State down: the screen mirrors the app's state (``as_of``, ``store_revision``, ``readonly``,
 ``repos``) in its own reactives and binds them into every pane with ``data_bind``; a pane
@@ -41,10 +41,11 @@ TABS: tuple[tuple[str, str, str], ...] = (
     ("subjects", "Subjects", "2"),
     ("diff", "Changes", "3"),
     ("staleness", "Staleness", "4"),
+    ("hygiene", "Hygiene", "5"),
 )
 # the widget that gets focus when a tab is shown (its keys then work at once)
 MAIN_WIDGET = {"recall": "#results", "subjects": "#subject-list", "diff": "#diff-table",
-               "staleness": "#flagged-table"}
+               "staleness": "#flagged-table", "hygiene": "#hygiene-table"}
 MIRRORED = ("as_of", "store_revision", "readonly", "repos")
 
 ASOF_BANNER = ("⏱ AS OF {as_of}: believed then, in every list; staleness verdicts are as of "
@@ -144,6 +145,10 @@ class MainScreen(AppScreen):
                 from memharness_tui.tui.widgets.diff import DiffPane
 
                 return DiffPane(id="diff-pane").data_bind(*bound)
+            if tab == "hygiene":
+                from memharness_tui.tui.widgets.hygiene import HygienePane
+
+                return HygienePane(id="hygiene-pane").data_bind(*bound)
             from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
             return StalenessDashboard(id="staleness-pane").data_bind(*bound, MainScreen.repos)
@@ -272,6 +277,16 @@ class MainScreen(AppScreen):
             if focused is not None and event.pane in focused.ancestors:
                 return  # already inside the pane (``/`` put it in the search box)
             self._focus_main(event.pane.id)
+
+    def on_hygiene_pane_fix(self, message: Any) -> None:
+        """The Hygiene tab asks for a fix: editors, preview and write run here (a worker)."""
+        from memharness_tui.tui.screens.hygiene_flow import run_fix
+
+        self.run_worker(run_fix(self.mapp, message.fix, message.flags), group="hygiene-fix",
+                        exclusive=True, exit_on_error=False)
+
+    def on_hygiene_pane_show_staleness(self, _message: Any) -> None:
+        self.action_show_tab("staleness")
 
     def action_focus_search(self) -> None:
         """Focus the search box at once, not after the queued keys: ``Widget.focus`` waits

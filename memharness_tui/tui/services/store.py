@@ -203,6 +203,10 @@ class StoreService:
         if self.on_write is not None:
             self.on_write(dict(reasons or {}))
 
+    def wrote(self) -> None:
+        """Another service wrote through this gateway (the hygiene fixes): as after a write here."""
+        self._written()
+
     def close(self) -> None:
         self._gw.close()
 
