@@ -360,6 +360,14 @@ class Store(FactWrites, VerdictWriter, RecallReads, BrowseReads, SplitScans, Rem
                 "copy out what is readable with `sqlite3 FILE .recover`"
             )
 
+    def similar_by_meaning(self, fact_id: int, limit: int = 8) -> Any:
+        """The current facts nearest ``fact_id`` by cosine over stored vectors (neighbours.py)."""
+        from .neighbours import nearest
+
+        with translate_sqlite(self.path, writing=False):
+            return nearest(self.conn, fact_id, now=self.clock.peek(), limit=limit,
+                           vec_loaded=self.vec_enabled)
+
     def now(self) -> str:
         """A fresh timestamp from the store's clock (consumes one)."""
         return self.clock.now()

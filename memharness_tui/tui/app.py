@@ -34,6 +34,8 @@ from memharness_tui.tui.services import (
     StoreService,
     default_now,
 )
+from memharness_tui.tui.services.embedding import EmbeddingService, hybrid_requested
+from memharness_tui.tui.services.vectors import VectorService
 from memharness_tui.tui.signals import quit_on_signals
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
 
@@ -41,6 +43,13 @@ ReasonProvider = Callable[[Any], str | None]
 """Override for why a fact has its verdict (tests, embedders); by default the session says."""
 
 POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
+
+
+def _hybrid_commands() -> type[Provider]:
+    """Issue #24's palette provider (reembed, hybrid on/off), imported lazily."""
+    from memharness_tui.tui.hybrid_commands import HybridCommands
+
+    return HybridCommands
 
 
 def _staleness_commands() -> type[Provider]:
@@ -63,8 +72,10 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
     # subclasses elsewhere work); no widget carries DEFAULT_CSS.
     CSS_PATH = [Path(__file__).with_name(name) for name in
                 ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss")]
+    CSS_PATH.append(Path(__file__).parent / "widgets" / "similar.tcss")  # hybrid (#24), nudges
     TITLE = "memharness"
-    COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
+    COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands,
+                               _hybrid_commands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
         Binding("question_mark,f1", "help", "Help", id="app.help",
@@ -115,6 +126,8 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         self._now = now
         self.config_dir = config_dir or config.config_dir()
         self.settings = config.load_settings(self.config_dir)
+        self.vectors = VectorService(self.gateway)  # similar-by-meaning, nudges, reembed
+        self.embedding = EmbeddingService(requested=hybrid_requested(self.settings.hybrid))
         self.search_debounce = search_debounce
         self.reason_provider = reason_provider
         self.cursor_blink = cursor_blink
@@ -219,6 +232,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
             self._first_recall.cancel()
         app_early.restore_switch_interval()
         gc_policy.restore()
+        self.embedding.close()
         self.service.close()
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------
