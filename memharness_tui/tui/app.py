@@ -71,8 +71,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
     # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
     # subclasses elsewhere work); no widget carries DEFAULT_CSS.
     CSS_PATH = [Path(__file__).with_name(name) for name in
-                ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss")]
-    CSS_PATH.append(Path(__file__).parent / "widgets" / "similar.tcss")  # hybrid (#24), nudges
+                ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss", "hybrid.tcss")]
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands,
                                _hybrid_commands}

@@ -86,7 +86,7 @@ async def test_label_says_no_vectors_in_this_store(sample, config_dir):
     app.embedding = fake_service()
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        await wait_for(pilot, lambda: app.screen.query_one(RecallPane).vector_status is not None)
+        await wait_for(pilot, lambda: app.screen.query_one(RecallPane).ranking.status is not None)
         assert "keyword only: no vectors in this store" in label_of(app)
 
 
@@ -113,7 +113,7 @@ async def test_label_says_sqlite_vec_cannot_load(sample, config_dir, monkeypatch
     app.embedding = fake_service()
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        await wait_for(pilot, lambda: app.screen.query_one(RecallPane).vector_status is not None)
+        await wait_for(pilot, lambda: app.screen.query_one(RecallPane).ranking.status is not None)
         assert "keyword only: sqlite-vec cannot load here" in label_of(app)
 
 

@@ -18,8 +18,6 @@ from textual.widgets import ContentSwitcher, Input, Static
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell, clean, freshness_badge
 from memharness_tui.tui.services import RecallQuery
-from memharness_tui.tui.services.embedding import MODE_LABELS
-from memharness_tui.tui.services.vectors import VectorStatus
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.header import InfoLine
 from memharness_tui.tui.widgets.recall_filters import (
@@ -29,6 +27,7 @@ from memharness_tui.tui.widgets.recall_filters import (
     SubjectSuggester,
     filter_select,
 )
+from memharness_tui.tui.widgets.recall_mode import RecallMode
 from memharness_tui.tui.widgets.results_table import Col, ResultsTable
 from memharness_tui.tui.widgets.search_box import SearchBox
 
@@ -95,8 +94,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._search_pending = False  # a search is scheduled for after the current message
         self._pending_keep = False
         self._shown_key: tuple[RecallParams, int] | None = None  # what the table shows
-        self.vector_status: VectorStatus | None = None  # hybrid: sqlite-vec, stored vectors
-        self._hybrid_shown = False  # whether the list on screen was asked with query vectors
+        self.ranking = RecallMode()  # hybrid or keyword only, and why
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -135,62 +133,18 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         if not self._show_first_results():
             self.run_search()  # first: the DB thread runs calls in order; this is the first paint
         self.load_subject_suggestions()
-        embedding = self.mapp.embedding
-        embedding.listen(self._embedding_changed)  # hybrid may also be turned on later
-        if embedding.requested:
-            self._read_vector_status()
-            embedding.start()  # the model loads in the background (downloaded if missing)
-
-    # ----- hybrid: which mode the list is ------------------------------------------------
-    @work(exclusive=True, group="recall-vectors", exit_on_error=False)
-    async def _read_vector_status(self) -> None:
-        before = self.mode()
-        self.vector_status = await self.mapp.vectors.status()
-        if self.mode() != before:
-            self._mode_moved()
-
-    def _embedding_changed(self) -> None:
-        if self.mapp.embedding.requested and self.vector_status is None:
-            self._read_vector_status()
-        self._mode_moved()
-
-    def _hybrid_runs(self) -> bool:
-        return self.mode() == "hybrid" and self.mapp.embedding.ready
+        self.ranking.attach(self.mapp.embedding, self.mapp.vectors, self._mode_moved)
 
     def _mode_moved(self) -> None:
-        """The mode or the model's progress moved: say so; search again when the list's
-        kind of ranking changes (hybrid can run now, or no longer)."""
-        runs = self._hybrid_runs()
-        if runs != self._hybrid_shown:
-            self._hybrid_shown = runs
+        """Hybrid's mode moved (widgets/recall_mode.py): search again when the list's kind
+        of ranking changed; else say the mode."""
+        if not self.is_mounted:
+            return
+        if self.ranking.moved():
             self._shown_key = None
             self.run_search(keep=True)
         elif self.last_result is not None:
             self._status(self.params, self.last_result)
-
-    def mode(self) -> str | None:
-        """The list's mode (a ``MODE_LABELS`` key), None when hybrid was not asked for."""
-        return self.mapp.embedding.mode(self.vector_status)
-
-    def mode_label(self) -> str | None:
-        """What the Recall tab says about its mode (one short label)."""
-        mode = self.mode()
-        if mode is None:
-            return None
-        embedding = self.mapp.embedding
-        if mode == "hybrid" and not embedding.ready:
-            done = embedding.progress
-            return "keyword only until the model loads" + (
-                f" ({done:.0%})" if done is not None else "…")
-        return MODE_LABELS[mode]
-
-    async def _vector_for(self, params: RecallParams) -> RecallParams:
-        """``params`` with the query's embedding when hybrid recall can run (the agent's
-        ranking), else as they are. The embedding runs off the UI thread."""
-        if not self._hybrid_runs() or not params.query:
-            return params
-        vector = await self.mapp.embedding.query_vector(params.query)
-        return params if vector is None else replace(params, vector=tuple(vector))
 
     def _show_first_results(self) -> bool:
         """Show the opening results now if they are already here (the command line's early
@@ -210,9 +164,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     def watch_store_revision(self) -> None:
         """The store moved: refresh in place (cursor on the same fact, focus and text kept)."""
-        if self.mapp.embedding.requested and (self.vector_status is None
-                                              or not self.vector_status.embedded):
-            self._read_vector_status()  # vectors may have arrived (reembed, the agent)
+        self.ranking.read_status()  # vectors may have arrived (reembed, the agent)
         if not self._shown_now():
             self._stale = True
             return
@@ -305,7 +257,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     async def _search(self, params: RecallParams, base_limit: int, keep_cursor: bool) -> None:
         revision = self.store_revision
         self._shown_key = None
-        asked = await self._vector_for(params)
+        asked = await self.ranking.with_vector(params)
         first = self.mapp.take_first_recall(params) if asked is params else None
         result = await (first if first is not None else self.mapp.service.recall(asked))
         agent_text: str | None = None
@@ -325,7 +277,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     @work(exclusive=True, group="recall-agent", exit_on_error=False)
     async def _refresh_agent_view(self) -> None:
-        p = await self._vector_for(self.params)
+        p = await self.ranking.with_vector(self.params)
         result = await self.mapp.service.recall(p)
         self._show_agent_text(await self._agent_text(p, p.limit, result))
 
@@ -383,9 +335,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
             text.append("  ·  truncated", style="dim")
         if result.as_of:
             text.append(f"  ·  as of {result.as_of}", style="bold reverse")
-        label = self.mode_label()
+        label = self.ranking.label()
         if label is not None:
-            text.append(f"  ·  {label}", style="bold" if self.mode() == "hybrid" else "italic")
+            text.append(f"  ·  {label}", style="bold" if self.ranking.runs() else "italic")
         text.append("  ·  a: agent view" if not self.agent_view else "  ·  a: table", style="dim")
         self.query_one("#recall-status", InfoLine).update(text)
 
