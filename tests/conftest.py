@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,3 +30,14 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.setenv("XDG_DATA_HOME", str(base / "data"))
     monkeypatch.setenv("HOME", str(base / "home"))
     monkeypatch.delenv("MEMHARNESS_DB", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _collector_resumed() -> Iterator[None]:
+    """The early start pauses Python's collector until the app resumes it; a test that starts
+    the CLI without running the app (tests/test_readme.py) would leave every later test in
+    its worker without one (tests/tui/test_gc_policy.py then fails)."""
+    yield
+    policy = sys.modules.get("memharness_tui.tui.gc_policy")
+    if policy is not None:
+        policy.resume()

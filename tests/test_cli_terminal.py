@@ -50,7 +50,8 @@ def _run_on_a_terminal(argv: list[str]) -> tuple[int, str]:
             break
         chunks.append(data)
     os.close(master)
-    proc.stderr.read()
+    with proc.stderr:
+        proc.stderr.read()
     code = proc.wait()
     return code, b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
 

@@ -104,6 +104,15 @@ def job_for(spass: StalenessPass, *, prechecked: bool = False) -> dict[str, Any]
             "work": [tuple(w) for w in work] if work is not None else None}
 
 
+def _release(proc: subprocess.Popen[bytes] | None) -> None:
+    """Close a finished child's pipes (a lost child's would stay open until collected)."""
+    if proc is not None:
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+
+
 class PassWorker:
     """The parent's handle on the child. Start it early (:meth:`start` does not wait for the
     child's imports), run passes with :meth:`events`, one at a time, from any one thread."""
@@ -126,6 +135,7 @@ class PassWorker:
         with self._lock:
             if self.alive:
                 return
+            _release(self._proc)  # a child gone since: its pipes
             package_root = str(Path(__file__).resolve().parents[2])
             env = dict(os.environ)
             env["PYTHONPATH"] = os.pathsep.join(
@@ -250,6 +260,7 @@ class PassWorker:
                 proc.kill()
             with contextlib.suppress(OSError, subprocess.TimeoutExpired):
                 proc.wait(timeout=1)
+            _release(proc)
 
     def close(self) -> None:
         """Stop the child: its stdin closes, so it cancels a pass it runs and exits; killed

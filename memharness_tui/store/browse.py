@@ -4,7 +4,7 @@ subjects, pages of facts and the flagged list (SPEC §6, §8)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from peewee import SQL, fn
@@ -36,6 +36,12 @@ from .types import (
     WhyResult,
 )
 from .validation import check_id, check_str
+
+
+def _rule(rule: Callable[..., str], t: str) -> Any:
+    """One of sql.py's belief rules at instant ``t``, as a Peewee expression."""
+    text, uses = sql.peewee_rule(rule)
+    return SQL(text, [t] * uses)
 
 
 class BrowseReads(StoreParts):
@@ -129,23 +135,16 @@ class BrowseReads(StoreParts):
             raise InvalidInput(f"foreign_key_check found {len(broken)} violation(s)")
 
     def _belief_clause(self, as_of: str | None) -> tuple[Any, str]:
-        """Peewee expression for "believed now" (or at as_of) and the instant used."""
-        F = self.Fact
+        """The belief rule (now, or at as_of) as a Peewee expression, and the instant used.
+
+        The text is sql.py's own rule (``sql.current_rule`` / ``sql.as_of_rule``), the one the
+        recall and big-subject queries use, so the two paths cannot disagree at a boundary.
+        """
         if as_of is None:
-            now = self._effective_now(self.clock.peek())
-            return (
-                (F.valid_from <= now)
-                & F.valid_to.is_null()
-                & F.superseded_by.is_null()
-                & F.retracted_at.is_null()
-            ), now
+            t = self._effective_now(self.clock.peek())
+            return _rule(sql.current_rule, t), t
         t = normalize_iso(as_of, "as_of")
-        return (
-            (F.tx_at <= t)
-            & (F.valid_from <= t)
-            & (F.valid_to.is_null() | (F.valid_to > t))
-            & (F.retracted_at.is_null() | (F.retracted_at > t))
-        ), t
+        return _rule(sql.as_of_rule, t), t
 
     @_guarded(writing=False)
     def largest_id(self) -> int:
@@ -194,7 +193,7 @@ class BrowseReads(StoreParts):
             return list(self._current_subjects())
         F = self.Fact
         belief, t = self._belief_clause(as_of)
-        scope = F.tx_at <= t
+        scope = _rule(sql.known_rule, t)
         query = (
             F.select(
                 F.subject,
@@ -265,7 +264,7 @@ class BrowseReads(StoreParts):
             cond = cond & (F.freshness == freshness)
         if include_history:
             if as_of is not None:
-                cond = cond & (F.tx_at <= t)
+                cond = cond & _rule(sql.known_rule, t)
             order = [belief.desc(), F.tx_at.desc(), F.id.desc()]
         else:
             cond = cond & belief

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .types import FACT_COLUMNS
 
 COLS = ", ".join(f"f.{c}" for c in FACT_COLUMNS)
@@ -42,13 +44,38 @@ DATA_VERSION = "PRAGMA data_version"
 # One id range of a whole-table scan split across threads (store/split_scan.py).
 IN_RANGE = "f.id > :lo AND f.id <= :hi"
 
-CURRENT_FILTER = (
-    "f.valid_from <= :now AND f.valid_to IS NULL AND f.superseded_by IS NULL "
-    "AND f.retracted_at IS NULL"
-)
-AS_OF_FILTER = """f.tx_at <= :as_of AND f.valid_from <= :as_of
-  AND (f.valid_to IS NULL OR f.valid_to > :as_of)
-  AND (f.retracted_at IS NULL OR f.retracted_at > :as_of)"""
+
+# The belief rules (SPEC §6/§7), defined once. ``f`` is the table's alias and ``t`` the
+# instant's placeholder: the SQL strings here use ``f.`` and a named parameter; the Peewee
+# queries of store/browse.py render the same text with bare columns and ``?``
+# (``peewee_rule``), so the two paths cannot drift apart.
+def known_rule(f: str = "f.", t: str = ":as_of") -> str:
+    """Rows the store had learned by ``t``: the scope of a time-travel view's totals."""
+    return f"{f}tx_at <= {t}"
+
+
+def as_of_rule(f: str = "f.", t: str = ":as_of") -> str:
+    """Believed at ``t``: known by then, valid from then, not yet ended nor retracted."""
+    return f"""{known_rule(f, t)} AND {f}valid_from <= {t}
+  AND ({f}valid_to IS NULL OR {f}valid_to > {t})
+  AND ({f}retracted_at IS NULL OR {f}retracted_at > {t})"""
+
+
+def current_rule(f: str = "f.", t: str = ":now") -> str:
+    """Believed now: valid from ``t`` on, never ended, superseded or retracted."""
+    return (f"{f}valid_from <= {t} AND {f}valid_to IS NULL AND {f}superseded_by IS NULL "
+            f"AND {f}retracted_at IS NULL")
+
+
+def peewee_rule(rule: Callable[..., str]) -> tuple[str, int]:
+    """A rule above as a Peewee ``SQL`` fragment (bare columns, ``?``) and how many times the
+    instant is bound."""
+    text = rule(f="", t="?")
+    return f"({text})", text.count("?")
+
+
+CURRENT_FILTER = current_rule()
+AS_OF_FILTER = as_of_rule()
 SUBJECT_FILTER = "f.subject = :subject"
 KIND_FILTER = "f.kind = :kind"
 FRESHNESS_FILTER = "f.freshness = :freshness"

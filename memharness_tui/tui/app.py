@@ -243,7 +243,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
     def _poll(self) -> None:
         if not self._polling and not self.gateway.closed:
             self._polling = True
-            self.run_worker(self._poll_once(), group="data_version", exit_on_error=False)
+            self.run_worker(self._poll_once, group="data_version", exit_on_error=False)
 
     async def _poll_once(self) -> None:
         """``PRAGMA data_version`` on the DB thread: has another connection committed?"""

@@ -150,10 +150,38 @@ def new_fact(app: Any, *, subject: str = "", repos: Sequence[str] | None = None)
 
 
 def retract(app: Any, fact_id: int, fact_text: str | None = None) -> None:
-    """Ask, then forget ``fact_id`` (refused on a read-only store)."""
+    """Ask, then forget ``fact_id`` (refused on a read-only store, and for a row that is no
+    longer a belief: a superseded or retracted one, which agents already do not recall —
+    shown, say, by time travel)."""
     if _refuse_readonly(app):
         return
+    app.run_worker(_ask_retract(app, fact_id, fact_text), group="retract",
+                   exit_on_error=False)
+
+
+def not_a_belief(fact: Any) -> str | None:
+    """Why retracting ``fact`` would change nothing agents see (None: it is a belief)."""
+    if fact.retracted_at:
+        return f"#{fact.id} was already retracted ({fact.retracted_at[:16].replace('T', ' ')})"
+    if fact.superseded_by is not None:
+        return (f"#{fact.id} is no longer believed: #{fact.superseded_by} superseded it, so "
+                "agents already do not recall it. Retract the newer version (or open it: "
+                "Enter) to change what they recall.")
+    return None
+
+
+async def _ask_retract(app: Any, fact_id: int, fact_text: str | None) -> None:
     from memharness_tui.tui.screens.confirm import ConfirmScreen
+
+    try:
+        fact = await app.service.get(fact_id)
+    except Exception as exc:  # noqa: BLE001 - the app's one error handler shows it
+        app.report_error(exc)
+        return
+    refused = not_a_belief(fact)
+    if refused is not None:
+        app.notify(refused, title="nothing to retract", severity="warning", timeout=8)
+        return
 
     async def confirmed(ok: bool | None) -> None:
         if not ok:

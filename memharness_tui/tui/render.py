@@ -127,8 +127,8 @@ _FALLBACK = {"success": "green", "error": "red", "warning": "yellow", "dim": "gr
 
 def freshness_badge(app: object, freshness: str | None, pinned: bool) -> Text:
     label, colour = freshness_label(freshness, pinned)
-    if colour == "dim":
-        return Text(label, style="dim")
+    if colour == "dim":  # plain, not dim: dim stays dim on a table's cursor (< 3:1 there)
+        return Text(label)
     return Text(label, style=f"bold {theme_color(app, colour, _FALLBACK[colour])}")
 
 

@@ -3,6 +3,7 @@ first layout, and a chain box that keeps its lines on a Resize show what a plain
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Tree
 
 from memharness_tui.tui.screens.detail import FactDetailScreen
@@ -42,20 +43,20 @@ async def reload_shown(pilot, detail: FactDetailScreen) -> dict[str, object]:
     return seen(detail)
 
 
-async def test_opened_detail_matches_a_plain_reload_wide_and_narrow(sample, config_dir):
+@pytest.mark.parametrize("size", [(160, 48), (100, 40), (123, 40)], ids=str)
+async def test_opened_detail_matches_a_plain_reload_wide_and_narrow(sample, config_dir, size):
     store, info = sample
-    for size in ((160, 48), (100, 40), (123, 40)):
-        app = make_app(store, config_dir)
-        async with app.run_test(size=size) as pilot:
+    app = make_app(store, config_dir)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for fact_id in (info.chain[2], info.chain[0], info.stale, info.retracted):
+            detail = await open_fact(pilot, fact_id)
+            first = seen(detail)
+            assert first["chain"] and str(fact_id) in str(first["sub_title"]), size
+            assert first["narrow"] == (size[0] < 110)
+            assert first == await reload_shown(pilot, detail), (size, fact_id)
+            await pilot.press("escape")
             await settle(pilot)
-            for fact_id in (info.chain[2], info.chain[0], info.stale, info.retracted):
-                detail = await open_fact(pilot, fact_id)
-                first = seen(detail)
-                assert first["chain"] and str(fact_id) in str(first["sub_title"]), size
-                assert first["narrow"] == (size[0] < 110)
-                assert first == await reload_shown(pilot, detail), (size, fact_id)
-                await pilot.press("escape")
-                await settle(pilot)
 
 
 async def test_chain_labels_fit_the_laid_out_width(sample, config_dir):

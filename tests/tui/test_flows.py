@@ -327,7 +327,7 @@ async def test_time_travel_marks_and_filters_every_list(sample, config_dir):
         await pilot.press(*"2026-02-30", "enter")
         await settle(pilot)
         assert isinstance(app.screen, TimeTravelModal)  # impossible date: stays, says why
-        assert "as_of" in plain(app.screen.query_one("#asof-error", Static))
+        assert "day is out of range" in plain(app.screen.query_one("#asof-error", Static))  # (#21: says why, not "as_of")
         box = app.screen.query_one("#asof-input", Input)
         box.value = "2026-03-01T09:30"
         await pilot.press("enter")

@@ -8,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from memharness_tui.store import Store
@@ -99,7 +100,9 @@ async def test_app_state_is_bound_down_into_every_pane(sample, config_dir):
         # a reason the app learns (a write, a pass) is the app's, not a pane's
         app.session.note({info.stale: "src/auth.py changed since aaaaaaa"})
         assert app.staleness_reason(store.get(info.stale)) == "src/auth.py changed since aaaaaaa"
-        assert not hasattr(app, "reason_provider") or app.reason_provider is None
+        assert app.reason_provider is None  # none given: the answer above is the session's
+        assert dash.panel.pass_reasons is app.session.reasons  # the pane keeps no copy
+        assert dash.panel.pass_reasons[info.stale] == "src/auth.py changed since aaaaaaa"
 
 
 # ----- bullet 2: agents' writes appear live ---------------------------------------------------
@@ -142,23 +145,31 @@ async def test_another_process_writes_appear_live(sample, config_dir):
 
 
 # ----- bullet 6: keys that mean the same everywhere --------------------------------------------
-async def test_tab_keys_escape_and_focus_work_from_every_tab(sample, config_dir):
+MAIN_WIDGET = {"recall": "results", "subjects": "subject-list", "diff": "diff-table",
+               "staleness": "flagged-table"}
+
+
+@pytest.mark.parametrize("start", ["2", "3", "4"])  # side by side on the suite's workers
+async def test_tab_keys_work_from_every_tab(sample, config_dir, start):
     store, _ = sample
     app = make_app(store, config_dir)
-    main_widget = {"recall": "results", "subjects": "subject-list", "diff": "diff-table",
-                   "staleness": "flagged-table"}
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         tabs = app.screen.query_one("#tabs", TabbedContent)
-        for start in ("2", "3", "4"):
-            for key, tab in (("1", "recall"), ("2", "subjects"), ("3", "diff"),
-                             ("4", "staleness")):
-                await pilot.press(start)
-                await settle(pilot)
-                await pilot.press(key)
-                await settle(pilot)
-                assert tabs.active == tab, (start, key)
-                assert app.focused is not None and app.focused.id == main_widget[tab], (start, key)
+        for key, tab in (("1", "recall"), ("2", "subjects"), ("3", "diff"), ("4", "staleness")):
+            await pilot.press(start)
+            await settle(pilot)
+            await pilot.press(key)
+            await settle(pilot)
+            assert tabs.active == tab, (start, key)
+            assert app.focused is not None and app.focused.id == MAIN_WIDGET[tab], (start, key)
+
+
+async def test_escape_and_focus_work_from_every_tab(sample, config_dir):
+    store, _ = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
         # Esc leaves any text box, then single-letter keys work
         for tab, box_id in (("2", "subject-search"), ("3", "diff-since"), ("1", "search")):
             await pilot.press(tab)

@@ -64,6 +64,8 @@ async def ready(pilot: Any) -> StalenessDashboard:
         if app.main_screen() is not None:
             break
         await pilot.pause(0.01)
+    else:
+        raise AssertionError("the main screen never appeared (200 waits of 10 ms)")
     await pilot.press("4")
     await settle(pilot)
     dash = app.screen.query_one("#staleness-pane", StalenessDashboard)
@@ -85,6 +87,11 @@ async def drift_settled(pilot: Any, dash: StalenessDashboard) -> None:
         if calm >= 2:  # twice in a row: no reload or drift worker started in between
             break
         await pilot.pause(0.01)
+    else:
+        panel = dash.panel
+        raise AssertionError(
+            f"the flagged list never settled after 300 rounds: loaded={panel._loaded}, "
+            f"needs_load={panel._needs_load}, rows still without drift or triage={pending[:10]}")
     await settle(pilot)
 
 

@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
+from memharness_tui.store import db as store_db
 from memharness_tui.store.driver import sqlite3  # the store's library: in-process locks
 from memharness_tui.tui.screens.confirm import ConfirmScreen
 
@@ -102,7 +104,11 @@ def test_headless_pass_against_the_wrong_repo_exits_2_unless_forced(env: Env) ->
     assert {r["freshness"] for r in rows(env.db).values()} >= {"unresolved"}
 
 
-async def test_a_held_write_lock_ends_the_pass_and_the_next_one_runs(env: Env) -> None:
+async def test_a_held_write_lock_ends_the_pass_and_the_next_one_runs(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the pass runs in-process here: its store waits 0.3 s for the lock, not the real 5 s
+    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 300)
     app = env.app(batch_size=50)
     async with app.run_test(size=(120, 36)) as pilot:
         dash = await ready(pilot)

@@ -20,6 +20,8 @@ def _row(text: Text, label: str, value: Text | str, style: str = "") -> None:
 
 def title_text(f: Any, as_of: str | None) -> Text:
     status, style = status_label(f)
+    if status == "current":  # a belief's status, not the pin's verdict ("current" there too)
+        status = "live belief"
     title = fact_heading(f, subject_len=80, predicate_len=60)
     title.append("   ")
     title.append(f" {status} ", style="reverse " + (style or "bold"))
@@ -49,7 +51,8 @@ def time_text(f: Any, now: str) -> Text:
     _row(tm, "valid from", f.valid_from)
     _row(tm, "valid to", f.valid_to or "now (still true)", "" if f.valid_to else "dim")
     tm.append("record time (transaction)\n", style="italic dim")
-    _row(tm, "learned", f"{f.tx_at}  ({age(f.tx_at, now)})")
+    _row(tm, "learned", f.tx_at)  # the age on a row of its own: at 120 columns the side
+    _row(tm, "", age(f.tx_at, now))  # column wrapped "(46 days" / "ago)" mid-phrase
     _row(tm, "retracted", f.retracted_at or "—", "bold" if f.retracted_at else "dim")
     if f.superseded_by is not None:
         _row(tm, "superseded by", f"#{f.superseded_by}")
@@ -72,12 +75,14 @@ def pin_text(f: Any, now: str, *, badge: Callable[[str | None], Text],
     reason = reason_for(f)
     if reason:
         _row(pin, "reason", reason)
-    elif f.freshness:
-        _row(pin, "reason", "run a staleness pass to see why", "dim")
+    elif f.freshness:  # not learned in this session: say where it is told
+        _row(pin, "reason", "not known yet — the Staleness tab (4) judges it against the "
+             "repos; a pass (s there) records it", "dim")
     _row(pin, "checked head", f.checked_head[:12] if f.checked_head else "never checked",
          "" if f.checked_head else "dim")
     if f.checked_at:
-        _row(pin, "checked at", f"{f.checked_at}  ({age(f.checked_at, now)})")
+        _row(pin, "checked at", f.checked_at)
+        _row(pin, "", age(f.checked_at, now))
     else:
         _row(pin, "checked at", "—", "dim")
     pin.rstrip()

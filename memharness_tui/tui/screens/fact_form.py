@@ -97,6 +97,11 @@ class FactFormScreen(ModalScreen[int | None]):
                 yield Button("Save", variant="primary", id="form-save")
         yield Footer()
 
+    def on_mount(self) -> None:
+        # Toasts sit over the bottom right, where the form's buttons are ("New store" on a
+        # new file stays 8 s and hid Save): they were read before the form was asked for.
+        self.app.clear_notifications()
+
     def on_resize(self) -> None:
         self.query_one("#form-box").set_class(self.size.height < 34, "short")
 

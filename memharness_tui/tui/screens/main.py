@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, cast
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
@@ -47,17 +47,21 @@ MAIN_WIDGET = {"recall": "#results", "subjects": "#subject-list", "diff": "#diff
                "staleness": "#flagged-table"}
 MIRRORED = ("as_of", "store_revision", "readonly", "repos")
 
-ASOF_BANNER = ("⏱ AS OF {as_of} — time travel: Recall, Subjects and Changes show what was "
-               "believed then; staleness verdicts are as of the last pass  (T: now)")
+ASOF_BANNER = ("⏱ AS OF {as_of}: believed then, in every list; staleness verdicts are as of "
+               "the last pass · T: now")  # one line at 120 columns (it was cut there)
 
 
 class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     AUTO_FOCUS = "#results"
     BINDINGS = [
+        # not in the footer: each tab's label shows its key ("Recall [1]"), and at 120
+        # columns the footer had no room left for its last keys ("r Reloa▏")
         *[Binding(key, f"show_tab('{tab}')", title, id=f"main.tab.{tab}", priority=True,
-                  tooltip=f"Show the {title} tab")
+                  show=False, tooltip=f"Show the {title} tab")
           for tab, title, key in TABS],
-        Binding("slash", "focus_search", "Search", id="main.search",
+        # priority: handled in the order keys arrive, so the keys typed right after it (a
+        # paste, a fast burst) already find the box focused; in a text box it is typed
+        Binding("slash", "focus_search", "Search", id="main.search", priority=True,
                 tooltip="Search (focus the search box; Esc leaves it)"),
         Binding("t", "time_travel", "Time travel", id="main.time_travel",
                 tooltip="Time travel: show what was believed at a date"),
@@ -248,11 +252,25 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
             mounted = self._pane_ready(event.pane.id)  # a tab clicked before it was built
             if mounted is not None and not all(c.is_mounted for c in event.pane.children):
                 await mounted  # (awaiting a finished mount lays the screen out again)
+            focused = self.focused
+            if focused is not None and event.pane in focused.ancestors:
+                return  # already inside the pane (``/`` put it in the search box)
             self._focus_main(event.pane.id)
 
     def action_focus_search(self) -> None:
+        """Focus the search box at once, not after the queued keys: ``Widget.focus`` waits
+        for the messages already queued, which a burst typed after ``/`` (or a paste) is —
+        ``q`` quit, ``t`` opened time travel."""
         self.action_show_tab("recall")
-        self.query_one("#search").focus()
+        search = self.query_one("#search")
+        if self.focused is not search:
+            self.set_focus(search)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A bracketed paste outside a text box (a text box takes its own) is a search."""
+        event.stop()
+        self.action_focus_search()
+        self.query_one("#search").post_message(events.Paste(event.text))
 
     def action_leave_text_box(self) -> None:
         """Esc in any text box: back to the pane's main widget."""

@@ -57,8 +57,7 @@ class TimeTravelModal(ModalScreen[str | None]):
             self.dismiss(normalize_iso(raw, "as_of"))
         except InvalidInput as exc:
             self.query_one("#asof-error", Static).update(
-                Text(f"✗ {clean(exc.message, single_line=True)}", style="bold red")
-            )
+                Text(f"✗ {bad_date_message(raw, exc.message)}", style="bold red"))
 
     @on(Button.Pressed, "#asof-now")
     def _now(self) -> None:
@@ -67,6 +66,20 @@ class TimeTravelModal(ModalScreen[str | None]):
     @on(Button.Pressed, "#asof-cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+ACCEPTED_DATES = ("write a date (2026-03-01), a datetime (2026-03-01T09:30, UTC) or one "
+                  "with an offset (2026-03-01T09:30+02:00)")
+
+
+def bad_date_message(raw: str, store_message: str) -> str:
+    """What is wrong with ``raw`` and what is accepted (the store's own message names its
+    internal argument, ``as_of``, and stops at "not a valid date")."""
+    shown = clean(raw, single_line=True, max_len=40)
+    why = store_message.rsplit("(", 1)[-1].rstrip(")") if store_message.endswith(")") else ""
+    if why and not why.startswith("expected"):
+        return f"{shown!r} is not a real date or time: {clean(why, single_line=True)}."
+    return f"{shown!r} is not a date this understands: {ACCEPTED_DATES}."
 
 
 class ErrorModal(ModalScreen[None]):

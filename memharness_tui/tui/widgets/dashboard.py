@@ -60,8 +60,9 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
                 tooltip="Repos a pass checks for this database: add or remove (remembered)"),
         Binding("e", "revise", "Revise", id="staleness.revise",
                 tooltip="Revise the highlighted fact (also Enter): pin, diff, four fixes"),
-        Binding("space,m", "mark", "Mark", id="staleness.mark",
-                tooltip="Mark / unmark the highlighted fact for bulk triage"),
+        Binding("space,m", "mark", "Mark ↓", id="staleness.mark",
+                tooltip="Mark / unmark the highlighted fact for bulk triage, then move down "
+                        "(Space Space… marks a run of rows)"),
         Binding("y", "bulk_still_true", "Still true", show=False, id="staleness.still_true",
                 tooltip="Still true at HEAD: re-pin the marked (or highlighted) facts"),
         Binding("w", "bulk_downgrade", "Downgrade", show=False, id="staleness.downgrade",
@@ -142,8 +143,9 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         self.controller.close()
 
     def watch_store_revision(self) -> None:
-        if not self.running:  # a pass reloads once at its end
-            self.panel.invalidate()
+        # The list follows the store as the header's counts do, a pass's batches included;
+        # meanwhile git judges only rows new to it (the pass's end judges them all again).
+        self.panel.invalidate(judge_all=not self.running)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in WRITE_ACTIONS and self.readonly:
@@ -369,7 +371,10 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
                              severity="information" if result.changed else "warning", timeout=6)
             self.log_line(Text(f"— triage: {result.summary(verb)}", style="bold"))
 
-        confirm_bulk(self.mapp, kind, facts, list(self.repos), self.options.factor, done)
+        touching = [f.id for f in facts if (row := self.panel.rows.get(f.id)) is not None
+                    and row.triage is not None and row.triage.outcome == "touches"]
+        confirm_bulk(self.mapp, kind, facts, list(self.repos), self.options.factor, done,
+                     touching)
 
     def action_bulk_elsewhere(self) -> None:
         reverify_elsewhere(self)

@@ -144,7 +144,7 @@ class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
         if until is not None:
             summary.append(f" up to {until}", style="bold")
             if diff.since > until:
-                summary.append("  — the date is after the time-travel date", style="dim")
+                summary.append("  — the date is after the time-travel date")
         if subject:
             summary.append(" for ")
             summary.append(clean(subject, single_line=True, max_len=40), style="italic")
@@ -155,7 +155,7 @@ class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
         summary.append("  ·  ")
         summary.append(f"{len(diff.retracted):,} retracted", style=bad)
         if not (diff.learned or diff.revised or diff.retracted):
-            summary.append("  — nothing changed; try an earlier date", style="dim")
+            summary.append("  — nothing changed; try an earlier date")
         if max(len(diff.learned), len(diff.revised), len(diff.retracted)) > ROWS_PER_SECTION:
             summary.append(f"  (first {ROWS_PER_SECTION:,} of each shown)", style="dim")
         self.query_one("#diff-summary", Static).update(summary)

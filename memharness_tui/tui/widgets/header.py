@@ -22,6 +22,12 @@ class StatusStrip(Static):
 
     _shown: str | None = None
 
+    def _colour(self, name: str) -> str:
+        """The theme's colour (ANSI ``red``/``yellow`` came out at 1.4–2:1 on a light panel)."""
+        from memharness_tui.tui.render import theme_color
+
+        return theme_color(self.app, name, {"error": "red", "warning": "yellow"}[name])
+
     def show(self, schema_version: int, counts: object | None) -> None:
         """Counts first (they matter most and survive a narrow terminal), then the schema."""
         text = Text()
@@ -33,8 +39,9 @@ class StatusStrip(Static):
                 (c.total, "total", "bold"),  # type: ignore[attr-defined]
                 (c.current, "live", "bold"),  # type: ignore[attr-defined]
                 (c.pinned, "pinned", "bold"),  # type: ignore[attr-defined]
-                (stale, "stale", "bold red" if stale else "bold"),
-                (unresolved, "unresolved", "bold yellow" if unresolved else "bold"),
+                (stale, "stale", f"bold {self._colour('error')}" if stale else "bold"),
+                (unresolved, "unresolved",
+                 f"bold {self._colour('warning')}" if unresolved else "bold"),
             ):
                 text.append(f"{value:,}", style=style)
                 text.append(f" {label}  ")

@@ -130,6 +130,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self.set_class(self.size.width < NARROW, "narrow")
 
     def on_mount(self) -> None:
+        self.query_one("#results", ResultsTable).typing_target = (
+            lambda: self.query_one("#search", Input))  # typing on the results searches
         if not self._show_first_results():
             self.run_search()  # first: the DB thread runs calls in order; this is the first paint
         self.load_subject_suggestions()
@@ -325,20 +327,20 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         else:
             text.append(f"{n} result{'s' if n != 1 else ''}", style="bold")
             if n >= params.limit + self._extra:
-                text.append("  ·  m: more", style="dim")
+                text.append("  ·  m: more")  # (the line is muted: dim on it fell below 4.5:1)
         if params.query:
             text.append("  ·  for ")
             text.append(clean(params.query, single_line=True, max_len=40), style="italic")
         if result.used_fallback:
             text.append("  ·  substring match (no full-text hit)", style="bold")
         if result.truncated:
-            text.append("  ·  truncated", style="dim")
+            text.append("  ·  truncated")
         if result.as_of:
             text.append(f"  ·  as of {result.as_of}", style="bold reverse")
         label = self.ranking.label()
         if label is not None:
             text.append(f"  ·  {label}", style="bold" if self.ranking.runs() else "italic")
-        text.append("  ·  a: agent view" if not self.agent_view else "  ·  a: table", style="dim")
+        text.append("  ·  a: agent view" if not self.agent_view else "  ·  a: table")
         self.query_one("#recall-status", InfoLine).update(text)
 
     def _show_agent_text(self, value: str) -> None:

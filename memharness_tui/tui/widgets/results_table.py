@@ -9,7 +9,7 @@ Enter selects; mouse: click moves the cursor, clicking the cursor row selects.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from rich.segment import Segment
@@ -22,9 +22,11 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widgets import Input
 
 from memharness_tui.tui.widgets.base import SteadyScrollbars
 from memharness_tui.tui.widgets.table_rows import GAP, row_segments, row_text
+from memharness_tui.tui.widgets.typing import route_typing
 
 CACHED_ROWS = 2000  # drawn rows kept (a screenful per look, width and cursor position)
 
@@ -168,6 +170,13 @@ class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
         if self._keys:
             self.post_message(self.RowSelected(self, self._keys[self.cursor_row]))
 
+    typing_target: Callable[[], Input | None] | None = None
+    """Where typing on the table goes (``widgets.typing``); None: typing does nothing."""
+
+    def on_key(self, event: events.Key) -> None:
+        if self.typing_target is not None:
+            route_typing(self, event, self.typing_target())
+
     def on_click(self, event: events.Click) -> None:
         row = event.y - 1 + int(self.scroll_y)
         if event.y == 0 or not 0 <= row < len(self._keys):
@@ -271,6 +280,8 @@ class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
         fill = style if over is None else style + over
         cells = self._cells[row]
         segments = row_segments(cells, widths, right, style, over, self._get_style)
+        if segments is not None and segments[0].style is None:  # a row without any style
+            segments = [Segment(segments[0].text, fill)]  # (see _strip: always a style)
         if segments is None:  # a cell with spans: Rich's general way
             line = row_text(cells, widths, right, style)
             if over is not None:
@@ -295,6 +306,11 @@ class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
         return self.app.console.get_style(name, default=Style.null())
 
     def _strip(self, line: Text, width: int, fill: Style) -> Strip:
+        """``line`` drawn, every segment with a style: ``Text.render`` leaves the line's own
+        style off a text without spans (a header's labels), which drew it in the terminal's
+        colours and broke Textual's ``NO_COLOR`` filter (it reads each segment's style)."""
         segments = list(line.render(self.app.console))
+        if not line.spans:
+            segments = [Segment(s.text, fill) for s in segments]
         return Strip(segments).extend_cell_length(width, fill).crop(0, width).simplify() \
             if segments else Strip([Segment(" " * width, fill)], width)

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Static
-from textual.widgets.data_table import RowDoesNotExist
+from textual.widgets.data_table import ColumnKey, RowDoesNotExist
 
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import (
@@ -98,7 +98,13 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
     def watch_id_width(self) -> None:
         self._fill_facts()
 
-    def watch_as_of(self) -> None:
+    def watch_as_of(self, as_of: str | None) -> None:
+        """In time travel the count of current beliefs is the count *then*."""
+        side = self.query_one("#subject-list", DataTable)
+        column = side.columns.get(ColumnKey("current"))  # type: ignore[arg-type]
+        if column is not None:
+            column.label = Text("Then" if as_of else "Now")
+            side.refresh()
         self.invalidate()
 
     def watch_store_revision(self) -> None:
@@ -129,7 +135,7 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
             table.add_row(
                 cell(s.subject, max_len=28),
                 Text(f"{s.current:,}", justify="right"),
-                Text(f"{s.total:,}", justify="right", style="dim"),
+                Text(f"{s.total:,}", justify="right"),
                 key=s.subject,
             )
         if keep is not None:
@@ -213,14 +219,14 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
             table.add_column(col.label, key=col.key, width=width)
         for f, label, style in rows:
             cells = {
-                "id": Text(str(f.id), style="dim", justify="right"),
+                "id": Text(str(f.id), justify="right"),
                 "fact": cell(f.fact, style, max_len=300),
                 "status": Text(label, style=style or "bold"),
                 "predicate": cell(f.predicate, style, max_len=40),
                 "conf": Text(f"{f.confidence:.2f}", style=style, justify="right"),
                 "fresh": freshness_badge(self.app, f.freshness, f.is_pinned) if not style
                 else Text("", style=style),
-                "learned": Text(f.tx_at[:10], style=style or "dim"),
+                "learned": Text(f.tx_at[:10], style=style),  # (dim: < 3:1 on the cursor)
             }
             shown = [cells[col.key] for col, _ in columns]
             for piece in shown:
@@ -240,10 +246,9 @@ class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
             text.append("  ·  ")
             text.append("with history (superseded and retracted, dimmed)" if self.include_history
                         else "current beliefs", style="italic")
-            text.append("  ·  h: " + ("hide history" if self.include_history else "show history"),
-                        style="dim")
+            text.append("  ·  h: " + ("hide history" if self.include_history else "show history"))
             if has_more:
-                text.append("  ·  m: more", style="dim")
+                text.append("  ·  m: more")
         if self.as_of:
             text.append(f"  ·  as of {self.as_of}", style="bold reverse")
         self.query_one("#subject-title", Static).update(text)

@@ -54,13 +54,13 @@ class PassCounters(Vertical):
         summary = Text(summary_line(ev.checked, ev.current, ev.stale, ev.unresolved,
                                     ev.backfilled, grouped=True), style="bold")
         took = Text()
+        if st.check_only:  # first: at 120 columns the end of this line was cut off
+            took.append("check-only: nothing written · ", style="bold")
         took.append(f"took {st.elapsed:.2f} s", style="bold")
         if ev.checked and st.elapsed > 0:
-            took.append(f"  ·  {ev.checked / st.elapsed:,.0f} facts/s")
+            took.append(f" · {ev.checked / st.elapsed:,.0f} facts/s")
         if ev.cancelled:
-            took.append("  ·  cancelled", style=f"bold {theme_color(self.app, 'warning', 'yellow')}")
-        if st.check_only:
-            took.append("  ·  check-only: nothing written", style="bold")
+            took.append(" · cancelled", style=f"bold {theme_color(self.app, 'warning', 'yellow')}")
         self._set(summary, took)
         return summary, took
 

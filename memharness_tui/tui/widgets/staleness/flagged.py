@@ -92,6 +92,7 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
         self._drift_timer: Timer | None = None
         self._loaded = False
         self._needs_load = False
+        self._judge_all = True
         self._id_width = 2
 
     @property
@@ -122,44 +123,54 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
     def pass_reasons(self) -> dict[int, str]:
         return self.app.session.reasons  # type: ignore[attr-defined]
 
-    def reload(self) -> None:
+    def reload(self, *, judge_all: bool = True) -> None:
         self._needs_load = False
-        self._load_flagged()
+        self._judge_all = True
+        self._load_flagged(judge_all)
 
-    def invalidate(self) -> None:
+    def invalidate(self, *, judge_all: bool = True) -> None:
         """The store changed: reload if this tab is shown, else when it is next shown.
 
         Decided after the next refresh: while the screen mounts, every tab still counts as
-        shown (the switcher hides the others only then), and requests in a burst coalesce."""
+        shown (the switcher hides the others only then), and requests in a burst coalesce.
+        ``judge_all=False`` (while a pass runs: HEAD is the one the rows were judged at) asks
+        git only about rows new to the list; one request for all in the burst makes it all."""
+        self._judge_all = judge_all or (self._needs_load and self._judge_all)
         self._needs_load = True
         self.call_after_refresh(self._reload_if_shown)
 
     def _reload_if_shown(self) -> None:
         if self._needs_load and self.is_mounted and all(
                 node.display for node in self.ancestors_with_self if hasattr(node, "display")):
-            self.reload()
+            self.reload(judge_all=self._judge_all)
 
     def on_show(self) -> None:
         if self._needs_load:
-            self.reload()
+            self.reload(judge_all=self._judge_all)
         else:
             self._schedule_drift()
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
-    async def _load_flagged(self) -> None:
+    async def _load_flagged(self, judge_all: bool = True) -> None:
         page = await self.app.service.flagged(None)  # every flagged fact: the table is virtual
         facts, total = page.facts, page.total
         old = self.rows
         # show the rows at once (what was known about them stays); git judges them meanwhile
         self.rows = {f.id: old.get(f.id) or RowInfo() for f in facts}
         self._take(facts, total)
-        judged = await judge_facts(list(self.repos), facts)
+        todo = facts if judge_all else [  # mid-pass: rows already judged at this HEAD stay
+            f for f in facts if (info := old.get(f.id)) is None or info.judged is None]
+        judged = await judge_facts(list(self.repos), todo) if todo else {}
         self.app.session.note_seen({fid: j.reason for fid, j in judged.items() if j is not None})
         shown_meanwhile = self.rows
         self.rows = {}
+        asked = {f.id for f in todo}
         for f in facts:
-            info = RowInfo(judged.get(f.id))
             prev = shown_meanwhile.get(f.id)
+            if f.id not in asked and prev is not None:
+                self.rows[f.id] = prev
+                continue
+            info = RowInfo(judged.get(f.id))
             if prev is not None and (prev.judged is None  # analysed just now, at this HEAD
                                      or _same_place(prev.judged, info.judged)):
                 info.drift, info.drift_done = prev.drift, prev.drift_done

@@ -12,9 +12,11 @@ from memharness_tui.tui.services.store import BulkResult
 
 
 def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str], factor: float,
-                 done: Callable[[str, BulkResult], None]) -> None:
+                 done: Callable[[str, BulkResult], None],
+                 touching: Sequence[int] = ()) -> None:
     """Ask, then run the bulk action; ``done(verb, result)`` afterwards (errors: the app's
-    one handler)."""
+    one handler). ``touching``: the ids among ``facts`` whose triage found a changed line
+    that mentions them — a still-true asks with a warning that names them."""
     from memharness_tui.tui.screens.confirm import ConfirmScreen
 
     n = len(facts)
@@ -28,9 +30,18 @@ def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str]
         label = "Re-verify all"
     elif kind == "still_true":
         title = f"Still true at HEAD: {n} fact{plural}?"
+        # What is checked is the file, not the text: git cannot tell whether the words are
+        # still true (a fact said 8080, HEAD says 9090, the file is there: re-pinned).
         detail = (f"{ids}\n\nEach is revised with the same text, pinned at HEAD (same path, or "
                   "the new path when git finds the file moved), and recorded as current. "
-                  "Facts not true at HEAD are skipped.")
+                  "Only the file is checked: a fact whose file is gone at HEAD is skipped; "
+                  "whether its words are still true is your call.")
+        warn = [i for i in touching if any(f.id == i for f in facts)]
+        if warn:
+            listed = " ".join(f"#{i}" for i in warn[:20]) + (" …" if len(warn) > 20 else "")
+            detail += (f"\n\n⚠ {len(warn)} of them had a changed line that mentions the fact "
+                       f"(triage: touches it): {listed}. Read its diff (Enter) before saying "
+                       "it is still true.")
         label = "Still true"
     else:
         title = f"Downgrade {n} fact{plural}?"
