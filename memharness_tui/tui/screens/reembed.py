@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, ProgressBar, Static
+from textual.widgets import Button, Footer, ProgressBar, Static
 
 from memharness_tui.tui.messages import StoreChanged
 from memharness_tui.tui.render import clean
@@ -72,6 +72,7 @@ class ReembedScreen(WorkerErrorsToApp, ModalScreen[int | None]):
             yield Static(Text("loading the embedding model…", style="dim italic"),
                          id="reembed-status")
             yield Button("Cancel (Esc)", id="reembed-cancel")
+        yield Footer()
 
     def on_mount(self) -> None:
         self._run()
