@@ -444,3 +444,25 @@ async def test_rewrite_form_leaves_out_the_fact_being_rewritten(sample, config_d
         await wait_for(pilot, lambda: form.nudges.note != "")
         assert [s.id for s in form.nudges.similar] == [other]  # not #fact.id itself
         assert store.near_duplicates("auth", "Sessions expire after 120 minutes")[0].id == fact.id
+
+
+async def test_palette_turns_hybrid_on_and_remembers_it(sample, config_dir, monkeypatch):
+    import json
+
+    monkeypatch.delenv("MEMHARNESS_HYBRID", raising=False)
+    store, _ = sample
+    embedder = FakeEmbedder()
+    embed_all(store, embedder)
+    app = make_app(store, config_dir)
+    app.embedding = fake_service(embedder, requested=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        assert "hybrid" not in label_of(app)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"Hybrid recall: turn on")
+        await settle(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.embedding.ready
+                       and "hybrid, as your agent" in label_of(app))
+    assert json.loads((config_dir / "settings.json").read_text())["hybrid"] is True
