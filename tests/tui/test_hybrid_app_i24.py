@@ -99,6 +99,9 @@ async def test_label_says_the_model_is_not_installed(sample, config_dir):
         await settle(pilot)
         await wait_for(pilot, lambda: app.embedding.state == "failed")
         assert "keyword only: the model is not installed" in label_of(app)
+        told = [n.message for n in app._notifications]
+        assert told.count("Hybrid recall stays keyword-only: the embedding runtime is not "
+                          "installed") == 1
         await type_search(pilot, "sessions")
         pane = app.screen.query_one(RecallPane)
         keyword = store.recall("sessions", limit=pane.params.limit, reinforce=False)
@@ -466,3 +469,38 @@ async def test_palette_turns_hybrid_on_and_remembers_it(sample, config_dir, monk
         await wait_for(pilot, lambda: app.embedding.ready
                        and "hybrid, as your agent" in label_of(app))
     assert json.loads((config_dir / "settings.json").read_text())["hybrid"] is True
+
+
+async def test_first_load_in_the_background_with_its_progress(sample, config_dir):
+    from memharness_tui.tui.services.embedding import EmbeddingService
+
+    store, _ = sample
+    embedder = FakeEmbedder()
+    embed_all(store, embedder)
+    release = threading.Event()
+
+    def downloading(progress):  # noqa: ANN001, ANN202
+        progress("onnx/model.onnx", 0, 200)
+        progress("onnx/model.onnx", 100, 200)
+        release.wait(10)
+        return embedder
+
+    app = make_app(store, config_dir)
+    app.embedding = EmbeddingService(requested=True, loader=downloading, problem=lambda: None)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: app.screen.query(RecallPane)
+                       and "(50%)" in label_of(app), then_settle=False)
+        assert "keyword only until the model loads (50%)" in label_of(app)
+        box = app.screen.query_one("#search", Input)
+        box.focus()
+        await pilot.press(*"sessions")
+        assert box.value == "sessions"  # typing goes on while the model loads
+        told = [n.message for n in app._notifications]
+        assert any(m.startswith("Downloading the embedding model once") for m in told)
+        release.set()
+        await wait_for(pilot, lambda: "hybrid, as your agent" in label_of(app))
+        pane = app.screen.query_one(RecallPane)
+        await wait_for(pilot, lambda: "sessions" in embedder.queries)
+        expected = store.recall("sessions", limit=pane.params.limit, reinforce=False,
+                                query_vector=embedder._one("sessions"))
+        assert [f.id for f in pane.last_result.facts] == [f.id for f in expected.facts]

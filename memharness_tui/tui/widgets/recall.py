@@ -135,7 +135,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         if not self._show_first_results():
             self.run_search()  # first: the DB thread runs calls in order; this is the first paint
         self.load_subject_suggestions()
-        self.ranking.attach(self.mapp.embedding, self.mapp.vectors, self._mode_moved)
+        self.ranking.attach(self.mapp, self._mode_moved)
 
     def _mode_moved(self) -> None:
         """Hybrid's mode moved (widgets/recall_mode.py): search again when the list's kind

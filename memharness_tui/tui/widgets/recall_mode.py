@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from memharness_tui.tui.services.embedding import MODE_LABELS
 
 if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
     from memharness_tui.tui.services import RecallQuery
     from memharness_tui.tui.services.embedding import EmbeddingService
     from memharness_tui.tui.services.vectors import VectorService, VectorStatus
@@ -27,12 +28,14 @@ class RecallMode:
         self.shown_hybrid = False  # whether the list on screen was asked with query vectors
         self._on_change: Callable[[], None] = lambda: None
         self._reading: asyncio.Future[None] | None = None
+        self._notify: Callable[..., None] = lambda *a, **k: None
+        self._told: set[str] = set()
 
-    def attach(self, embedding: EmbeddingService, vectors: VectorService,
-               on_change: Callable[[], None]) -> None:
+    def attach(self, app: MemharnessApp, on_change: Callable[[], None]) -> None:
         """Follow the app's embedder and the store; ``on_change()`` when the mode may have
         moved. When hybrid is asked for, the model starts loading in the background."""
-        self.embedding, self.vectors, self._on_change = embedding, vectors, on_change
+        embedding = self.embedding = app.embedding
+        self.vectors, self._on_change, self._notify = app.vectors, on_change, app.notify
         embedding.listen(self._embedding_changed)  # hybrid may also be turned on later
         if embedding.requested:
             self.read_status()
@@ -40,7 +43,22 @@ class RecallMode:
 
     def _embedding_changed(self) -> None:
         self.read_status()
+        self._tell_once()
         self._on_change()
+
+    def _tell_once(self) -> None:
+        """A notice when the model starts downloading, and why hybrid cannot run (once each)."""
+        embedding = self.embedding
+        if embedding is None or not embedding.requested:
+            return
+        if embedding.progress is not None and "download" not in self._told:
+            self._told.add("download")
+            self._notify("Downloading the embedding model once, for hybrid recall; the list "
+                         "stays keyword-only until it is loaded.", title="hybrid recall")
+        if embedding.state == "failed" and "failed" not in self._told:
+            self._told.add("failed")
+            self._notify(f"Hybrid recall stays keyword-only: {embedding.error}",
+                         title="hybrid recall", severity="warning", timeout=8)
 
     def read_status(self) -> None:
         """Read the store's vector status again if it matters (``needs_status``), on the DB
