@@ -135,8 +135,9 @@ class Served:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(5)
-        assert self.proc.stderr is not None
-        return self.proc.stderr.read().decode()
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        with self.proc.stdout, self.proc.stderr:  # closed here: warnings are errors in the suite
+            return self.proc.stderr.read().decode()
 
 
 async def ws_status(url: str, headers: dict[str, str]) -> int:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import hybrid, sql, vector_ext
+from .age_bound import AgeBound
 from .driver import sqlite3
 from .errors import InvalidInput
 from .rows import StoreParts, _fact, _guarded
@@ -31,8 +32,12 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
 
 
-class RecallReads(StoreParts):
+class RecallReads(AgeBound, StoreParts):
     """``Store.recall`` and the split scan behind its scanning queries."""
+
+    #: Set only during ``Store.recall_first_screen`` (store/first_screen.py): the scanning
+    #: queries rank just the rows with a larger id.
+    _scan_above: int | None = None
 
     @_guarded(writing=False)
     def recall(
@@ -175,8 +180,21 @@ class RecallReads(StoreParts):
         """Rows of the scanning recall query (the empty query, the LIKE fallback). Split:
         each id range ranks its own best ``limit`` ids, and the one query ranks their union —
         the overall best are among them, so rows and order are the unsplit query's."""
+        if self._scan_above is not None:
+            return self._ranked_scan_above(filters, params, self._scan_above)
+        cuts = self._recent_enough(filters, params)  # store/age_bound.py
+        if cuts is not None:
+            # before any LIKE: an old row is then dropped without reading its text
+            filters = [filters[0], sql.RECENT_ENOUGH, *filters[1:]]
+            params = {**params, **cuts}
         parts = self._split_rows(sql.ranked_ids_query([*filters, sql.IN_RANGE]), params)
         if parts is not None:
             filters = [*filters, sql.AMONG_IDS]
             params = {**params, "ids": json.dumps([i for part in parts for (i,) in part])}
         return self.conn.execute(sql.recall_query(fts=False, filters=filters), params).fetchall()
+
+    def _ranked_scan_above(self, filters: list[str], params: dict[str, Any], above: int
+                           ) -> list[Any]:
+        """The scanning recall query over the rows with an id above ``above`` only."""
+        return self.conn.execute(sql.recall_query(fts=False, filters=[*filters, sql.ABOVE_ID]),
+                                 {**params, "above": above}).fetchall()

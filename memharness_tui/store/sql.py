@@ -98,17 +98,26 @@ FRESHNESS_FACTOR = """(CASE f.freshness
   ELSE 1.0 END)"""
 
 
+# The FTS candidates: the best ``cap`` matches by rank, numbered. The reference writes
+# ``ORDER BY rank LIMIT cap``, which FTS5 serves by sorting EVERY match (its rank sort does
+# not know the LIMIT): a term in every row sorted all 100k. ``ORDER BY +rank`` is the same
+# order (the same rank column, the table's own rank function) sorted by SQLite with the
+# LIMIT, keeping ``cap`` rows; both sorts keep equal ranks in rowid order, as FTS5 yields
+# them, so the ids and their numbers are the reference's (tests/store/test_fts_candidates.py).
+FTS_CANDIDATES = f"""
+  SELECT id, row_number() OVER (ORDER BY r) AS fts_rank FROM (
+    SELECT rowid AS id, rank AS r FROM facts_fts WHERE facts_fts MATCH :match
+    ORDER BY +rank LIMIT {run_time('cap')})
+"""
+
+
 def recall_query(*, fts: bool, filters: list[str]) -> str:
     """The ranked recall SELECT; the FTS variant drives from the capped match set."""
     where = f"WHERE {' AND '.join(filters)}" if filters else ""
     tail = f"{IMPORTANCE_BOOST} * {DECAY} * {FRESHNESS_FACTOR}"
     if fts:
         # MATERIALIZED pins the join order: drive from the small FTS candidate set.
-        return f"""WITH m AS MATERIALIZED (
-  SELECT rowid AS id, row_number() OVER (ORDER BY rank) AS fts_rank
-  FROM facts_fts WHERE facts_fts MATCH :match
-  ORDER BY rank LIMIT {run_time('cap')}
-)
+        return f"""WITH m AS MATERIALIZED ({FTS_CANDIDATES})
 SELECT {COLS}, m.fts_rank AS fts_rank,
   (1.0 / (:rrf_k + m.fts_rank)) * f.confidence * {tail} AS score
 FROM m CROSS JOIN facts f ON f.id = m.id
@@ -140,6 +149,36 @@ ORDER BY 1.0 * f.confidence * {tail} DESC, f.tx_at DESC, f.id DESC
 
 
 AMONG_IDS = "f.id IN (SELECT value FROM json_each(:ids))"
+# A first screen (store/first_screen.py): the newest rows only (a rowid range, no scan below).
+ABOVE_ID = "f.id > :above"
+# Rows that may still score high enough (store/age_bound.py): a reference time on or after
+# the cut date of the row's kind and importance, or one without a '-' fifth (not YYYY-MM-DD…:
+# a number or a time of day, see store/age_bound.py), a confidence above 1 or an importance
+# outside 1..10: those are always scored. ``:cut_min`` (the earliest cut) first, so an old
+# row is dropped after three cheap tests, without the CASEs.
+REF_TIME = "COALESCE(f.last_accessed_at, f.tx_at)"
+
+
+def _cut_by_importance(kind: str) -> str:
+    whens = " ".join(f"WHEN {i} THEN :cut_{kind}_{i}" for i in range(1, 11))
+    return f"(CASE f.importance {whens} ELSE '' END)"
+
+
+RECENT_ENOUGH = f"""(substr({REF_TIME}, 5, 1) != '-' OR f.confidence > 1
+  OR f.importance NOT BETWEEN 1 AND 10
+  OR ({REF_TIME} >= :cut_min AND {REF_TIME} >= (CASE f.kind
+    WHEN 'episodic' THEN {_cut_by_importance('episodic')}
+    WHEN 'procedural' THEN {_cut_by_importance('procedural')}
+    ELSE {_cut_by_importance('semantic')} END)))"""
+
+
+def top_scores_query(filters: list[str]) -> str:
+    """The scanning recall's best ``:limit`` scores (store/age_bound.py learns theta here)."""
+    tail = f"{IMPORTANCE_BOOST} * {DECAY} * {FRESHNESS_FACTOR}"
+    return f"""SELECT 1.0 * f.confidence * {tail} AS score FROM facts f
+WHERE {' AND '.join(filters)}
+ORDER BY score DESC
+{LIMIT}"""
 
 REINFORCE_ACCESS = (
     "UPDATE facts SET last_accessed_at = ? WHERE id IN (SELECT value FROM json_each(?))"

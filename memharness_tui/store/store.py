@@ -36,6 +36,7 @@ from .errors import (
     show_path,
     translate_sqlite,
 )
+from .first_screen import FirstScreenReads
 from .hygiene_reads import NearDuplicateReads
 from .models import bound_model
 from .recall import RecallReads
@@ -63,8 +64,8 @@ def _empty(path: str) -> bool:
         return False
 
 
-class Store(FactWrites, VerdictWriter, RecallReads, BrowseReads, SplitScans, RememberedReads,
-            EmbeddingIO, NearDuplicateReads):
+class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseReads, SplitScans,
+            RememberedReads, EmbeddingIO, NearDuplicateReads):
     """A memharness store on one SQLite file. Use one Store per thread.
 
     A fresh file (absent, or an empty SQLite file) is not touched by opening it: reads

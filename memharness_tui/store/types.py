@@ -97,6 +97,9 @@ class RecallResult:
     as_of: str | None
     truncated: bool
     used_fallback: bool
+    #: False for a first screen (``Store.recall_first_screen``) that ranked only the newest
+    #: rows: not yet the agent's exact ranking, and the UI must say so until the full one comes.
+    exact: bool = True
 
     @property
     def ids(self) -> list[int]:

@@ -17,6 +17,7 @@ from .staleness_helpers import Scenario, make_store, rows
 REPORT_KEYS = {
     "summary", "total", "checked", "current", "stale", "unresolved", "backfilled", "stale_ids",
     "downgraded", "skipped", "repos", "check_only", "cancelled", "elapsed_seconds", "verdicts",
+    "repo_errors", "unjudged",  # damaged git objects met mid-pass and the pins left unjudged (#20)
 }
 VERDICT_KEYS = {
     "id", "pin", "freshness", "reason", "commit", "path", "resolved", "repo", "checked_head",
@@ -44,7 +45,7 @@ def test_json_report_has_exactly_the_contract_keys(
         "total": 1, "checked": 1, "current": 1, "stale": 0, "unresolved": 0, "backfilled": 1,
         "stale_ids": [], "downgraded": [], "skipped": [],
         "repos": [{"path": str(scenario.path.resolve()), "head": s["head"]}],
-        "check_only": False, "cancelled": False,
+        "check_only": False, "cancelled": False, "repo_errors": [], "unjudged": 0,
     }
     assert isinstance(report["elapsed_seconds"], float)
     [verdict] = report["verdicts"]
