@@ -142,19 +142,19 @@ async def test_env_switch_or_setting_asks_for_hybrid(sample, config_dir, monkeyp
 
 
 async def test_typing_never_waits_for_the_embedder(sample, config_dir):
-    """A slow embed (0.3 s a query) never holds a keystroke: the box has every character at
-    once, and only the last text's list is shown."""
+    """Every embedding is held (until the test lets go): all seven keystrokes land in the box
+    while none has been embedded, and then only the last text's list is shown."""
     store, _ = sample
     embedder = FakeEmbedder()
     embed_all(store, embedder)
-    slow = threading.Event()
+    held = threading.Event()
     original = embedder.embed_query
 
-    def slow_query(text: str) -> list[float]:
-        slow.wait(0.3)
+    def held_query(text: str) -> list[float]:
+        held.wait(20)
         return original(text)
 
-    embedder.embed_query = slow_query  # type: ignore[method-assign]
+    embedder.embed_query = held_query  # type: ignore[method-assign]
     app = make_app(store, config_dir)
     app.embedding = fake_service(embedder)
     async with app.run_test(size=(160, 40)) as pilot:
@@ -162,15 +162,19 @@ async def test_typing_never_waits_for_the_embedder(sample, config_dir):
         await wait_for(pilot, lambda: app.embedding.ready)
         box = app.screen.query_one("#search", Input)
         box.focus()
-        loop = asyncio.get_running_loop()
-        start = loop.time()
         await pilot.press(*"widgets")
-        typed = loop.time() - start
         assert box.value == "widgets"
-        assert typed < 7 * 0.3  # seven keystrokes did not wait for seven embeddings
+        assert embedder.queries == []  # typed while the first embedding is still held
+        held.set()
         await wait_for(pilot, lambda: app.screen.query_one(RecallPane).params.query == "widgets"
                        and "widgets" in embedder.queries)
         assert len(embedder.queries) < 7  # superseded queries were never embedded
+        pane = app.screen.query_one(RecallPane)
+        await wait_for(pilot, lambda: pane.last_result is not None
+                       and len(pane.last_result.facts) > 0)
+        expected = store.recall("widgets", limit=pane.params.limit, reinforce=False,
+                                query_vector=embedder._one("widgets"))
+        assert [f.id for f in pane.last_result.facts] == [f.id for f in expected.facts]
 
 
 # ----- similar by meaning ------------------------------------------------------------------------
@@ -488,7 +492,7 @@ async def test_first_load_in_the_background_with_its_progress(sample, config_dir
     app = make_app(store, config_dir)
     app.embedding = EmbeddingService(requested=True, loader=downloading, problem=lambda: None)
     async with app.run_test(size=(160, 40)) as pilot:
-        await wait_for(pilot, lambda: app.screen.query(RecallPane)
+        await wait_for(pilot, lambda: app.screen.query("#recall-status")
                        and "(50%)" in label_of(app), then_settle=False)
         assert "keyword only until the model loads (50%)" in label_of(app)
         box = app.screen.query_one("#search", Input)

@@ -140,7 +140,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     def _mode_moved(self) -> None:
         """Hybrid's mode moved (widgets/recall_mode.py): search again when the list's kind
         of ranking changed; else say the mode."""
-        if not self.is_mounted:
+        if not self.is_mounted or not self.query("#recall-status"):  # (or being removed)
             return
         if self.ranking.moved():
             self._shown_key = None
