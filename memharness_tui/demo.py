@@ -307,7 +307,7 @@ def apply_demo_args(args: argparse.Namespace) -> None:
     headless subcommand ``--demo`` stands for ``--db <demo store>`` (and, for ``staleness``
     without ``--repo``, the demo's own repo), so every README example runs on the demo.
     """
-    from memharness_tui.cli import UsageError
+    from memharness_tui.cli_args import UsageError
 
     if not args.demo:
         raise UsageError("--reset needs --demo: it rebuilds the demo store and repo")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.command import Provider
@@ -20,21 +21,15 @@ from textual.reactive import reactive
 
 from memharness_tui import config
 from memharness_tui.tui import app_early, gc_policy
-from memharness_tui.tui.app_details import FactDetails
-from memharness_tui.tui.app_first import FirstResults
-from memharness_tui.tui.app_idle import CollectWhenIdle
-from memharness_tui.tui.app_repos import ReposChoice
-from memharness_tui.tui.app_themes import ThemeChoice
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
 from memharness_tui.tui.messages import OpenFact, StoreChanged
-from memharness_tui.tui.services import (
-    RecallQuery,
-    StoreGateway,
-    StoreInfo,
-    StoreService,
-    default_now,
-)
+from memharness_tui.tui.services import StoreGateway, StoreInfo, StoreService, default_now
+from memharness_tui.tui.services.details import FactDetails
 from memharness_tui.tui.services.embedding import EmbeddingService, hybrid_requested
+from memharness_tui.tui.services.idle_gc import IdleCollector
+from memharness_tui.tui.services.opening import OpeningRecall
+from memharness_tui.tui.services.repo_prefs import ReposPreferences
+from memharness_tui.tui.services.theme_prefs import ThemePreferences
 from memharness_tui.tui.services.vectors import VectorService
 from memharness_tui.tui.signals import quit_on_signals
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
@@ -59,13 +54,17 @@ def _staleness_commands() -> type[Provider]:
     return StalenessCommands
 
 
-class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, CollectWhenIdle,
-                    App[int]):
+class MemharnessApp(App[int]):
     """The app owns the state every pane shows (bound down by the main screen):
 
     ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
     process's), ``readonly``, and this database's ``repos``; plus ``session`` (verdict reasons)
     and ``service`` (the typed store API on the DB thread).
+
+    Its parts, held by name (``services/``): ``opening`` (the opening recall, sent before the
+    screen is built), ``details`` (the one fact detail screen, built ahead), ``themes`` and
+    ``repo_prefs`` (choices remembered in the config dir), ``idle_gc`` (full collections while
+    the user pauses). Textual's actions and handlers here delegate to them in one line.
     """
 
     # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
@@ -137,15 +136,14 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         self._polling = False
         self.info: StoreInfo | None = None
         self._opening: asyncio.Future[Any] | None = None  # the open, sent at load
-        self._first_recall: asyncio.Future[Any] | None = None
-        self._first_recall_sent: asyncio.Future[Any] | None = None
-        self._repos_lookup: asyncio.Future[list[str]] | None = None
-        self._repos_settled = False  # repos given, saved, looked up or chosen
-        self._first_query: RecallQuery | None = None
-        self._first_revision = 0
-        self._theme_origin: dict[str, str] = {}
-        self._theme_problems = self._register_themes()
-        self.theme = self.starting_theme()  # the saved one, if it can still be used
+        self.opening = OpeningRecall(self.service, lambda: self.store_revision)
+        self.details = FactDetails(self)
+        self.idle_gc = IdleCollector()
+        self.repo_prefs = ReposPreferences(lambda: self.options, self.config_dir, self._set_repos,
+                                           self._warn)
+        self.themes = ThemePreferences(self, self.settings, self.config_dir)
+        self._theme_problems = self.themes.register()
+        self.theme = self.themes.starting()  # the saved one, if it can still be used
 
     @property
     def options(self) -> StalenessOptions:
@@ -188,12 +186,12 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         else:
             self._opening = asyncio.ensure_future(self.service.open())
         self._opening.add_done_callback(lambda f: None if f.cancelled() else f.exception())
-        self._start_first_recall()  # behind the open on the same thread (or joins the early one)
+        self.opening.start(self.as_of)  # behind the open on the same thread (or joins the early one)
 
     def on_mount(self) -> None:
         app_early.shorten_switch_interval()  # restored at unmount
-        self._start_idle_collections()
-        self.announce_theme_problems(self._theme_problems)
+        self.idle_gc.start(self)
+        self.themes.announce(self._theme_problems)
         self._open_store()
 
     def _open_store(self) -> None:
@@ -213,7 +211,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
             return
         self.sub_title = self.info.path
         self.readonly = self.info.readonly
-        self._settle_known_repos(self.info.path)
+        self.repo_prefs.settle_known(self.info.path)
         await self.push_screen(MainScreen())
         if self.poll_interval > 0:
             self.set_interval(self.poll_interval, self._poll, name="data_version")
@@ -227,8 +225,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         gc_policy.resume()
         if self._opening is not None:
             self._opening.cancel()
-        if self._first_recall is not None:
-            self._first_recall.cancel()
+        self.opening.cancel()
         app_early.restore_switch_interval()
         gc_policy.restore()
         self.embedding.close()
@@ -301,8 +298,41 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
             self.push_screen(ErrorModal(title, _message(exc)))
 
     # ----- navigation -----------------------------------------------------------------------
+    async def on_event(self, event: events.Event) -> None:
+        self.idle_gc.saw(event)
+        await super().on_event(event)
+
     def on_open_fact(self, message: OpenFact) -> None:
         self.open_fact(message.fact_id)
+
+    def open_fact(self, fact_id: int) -> None:
+        """Show fact ``fact_id`` on the detail screen (the palette's "Open fact #…" too)."""
+        self.details.open(fact_id)
+
+    def _set_repos(self, repos: tuple[str, ...]) -> None:
+        self.repos = repos
+
+    def _warn(self, text: str, title: str) -> None:
+        """A warning from one of the app's parts (the repos file, a save that failed)."""
+        self.notify(text, title=title, severity="warning", timeout=10 if title else None)
+
+    def action_pick_theme(self) -> None:
+        from memharness_tui.tui.screens.modals import ThemePicker
+
+        def picked(name: str | None) -> None:
+            if name:
+                self.themes.choose(name)
+
+        self.push_screen(ThemePicker(), picked)
+
+    def action_change_theme(self) -> None:  # Textual's built-in "Theme" command → our picker
+        self.action_pick_theme()
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """Textual's palette commands without its "Theme" (ours is "Theme: pick…")."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Theme":
+                yield command
 
     def on_store_changed(self, _message: StoreChanged) -> None:
         """Something wrote to the store: every pane refreshes itself from the revision."""
@@ -341,7 +371,7 @@ class MemharnessApp(FirstResults, FactDetails, ThemeChoice, ReposChoice, Collect
         from memharness_tui.tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(self.screen))  # its keys from the screen it opens on
 
     def action_time_travel(self) -> None:
         from memharness_tui.tui.screens.modals import TimeTravelModal

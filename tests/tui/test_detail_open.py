@@ -173,7 +173,7 @@ async def test_a_slow_read_never_shows_the_last_fact_under_the_new_one(sample, c
     and titled with the new fact, and fills in once the read is back."""
     import asyncio
 
-    from memharness_tui.tui import app_details
+    from memharness_tui.tui.services import details as app_details
 
     store, info = sample
     monkeypatch.setattr(app_details, "DETAIL_READ_WAIT", 0.05)
@@ -248,8 +248,8 @@ async def test_a_fact_opened_again_after_a_terminal_resize_fits_the_new_size(sam
 
 async def test_the_detail_screen_is_built_unseen_and_the_main_screen_keeps_its_focus(
         sample, config_dir, monkeypatch):
-    from memharness_tui.tui.app_details import DETAIL_SCREEN
     from memharness_tui.tui.screens.main import MainScreen
+    from memharness_tui.tui.services.details import DETAIL_SCREEN
 
     store, info = sample
     painted: list[str] = []

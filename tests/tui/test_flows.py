@@ -394,7 +394,7 @@ async def test_theme_switch_is_remembered(sample, config_dir):
         await settle(pilot)
         assert isinstance(app.screen, ThemePicker)
         picker = app.screen.query_one("#theme-list")
-        names = app.theme_names()
+        names = app.themes.names()
         assert names[:3] == ["memharness-contrast", "memharness-dark", "memharness-light"]
         picker.highlighted = names.index("memharness-light")
         await settle(pilot)
@@ -436,7 +436,7 @@ async def test_user_theme_loaded_and_broken_one_reported_once(sample, config_dir
     app = make_app(store, config_dir)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        assert "my-ocean" in app.available_themes and app.theme_origin("my-ocean") == "yours"
+        assert "my-ocean" in app.available_themes and app.themes.origin("my-ocean") == "yours"
         notes = [n for n in app._notifications if "theme" in (n.title or "").lower()]
         assert len(notes) == 1
         assert "broken.toml" in notes[0].message and "nocolour.toml" in notes[0].message

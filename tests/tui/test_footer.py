@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from memharness_tui.tui.perf.footer import KeysFooter
 from memharness_tui.tui.screens.detail import FactDetailScreen
 from memharness_tui.tui.screens.main import MainScreen
-from memharness_tui.tui.widgets.footer import KeysFooter
 
 from .conftest import make_app, settle
 

@@ -61,9 +61,9 @@ async def test_the_app_collects_after_a_pause_in_input_never_during_it(
         assert gc.get_threshold()[2] == gc_policy.SAFETY_FULL_AFTER  # every tab built
         collected.clear()
         await pilot.press("down")
-        app._collect_if_idle()  # input just came: not now
+        app.idle_gc.collect_if_idle()  # input just came: not now
         assert collected == []
-        app._last_input = time.monotonic() - gc_policy.IDLE_SECONDS
-        app._collect_if_idle()
+        app.idle_gc.last_input = time.monotonic() - gc_policy.IDLE_SECONDS
+        app.idle_gc.collect_if_idle()
         assert collected == [1.0]
     assert gc.get_threshold() == python_default  # the app's exit gives Python its own back

@@ -7,7 +7,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widgets import DataTable, Input
 
-from memharness_tui.tui.widgets.look_table import LookCachedTable
+from memharness_tui.tui.perf.look_table import LookCachedTable
 
 
 class TwoWidgets(App[None]):

@@ -55,7 +55,7 @@ async def test_the_results_scrollbar_follows_the_row_count(sample, config_dir):
 
 
 async def test_the_main_screen_paints_at_its_own_frame_rate(sample, config_dir):
-    from memharness_tui.tui.screens.base import FRAME_RATE
+    from memharness_tui.tui.perf.frames import FRAME_RATE
     from memharness_tui.tui.screens.main import MainScreen
 
     store, _ = sample

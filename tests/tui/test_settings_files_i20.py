@@ -118,7 +118,7 @@ async def test_the_app_says_the_repos_file_is_damaged_and_keeps_it(tmp_path: Pat
             notes = [n.message for n in app._notifications]
             assert any(str(cfg / REPOS_FILE) in n and "not valid JSON" in n
                        and "fix or remove it" in n for n in notes), notes
-            app.choose_repos(["/repo/b"])  # choosing repos must not wipe the other lists
+            app.repo_prefs.choose(["/repo/b"])  # choosing repos must not wipe the other lists
             await settle(pilot)
             notes = [n.message for n in app._notifications]
             assert any(n.startswith("Repos changed but not saved: ") for n in notes), notes

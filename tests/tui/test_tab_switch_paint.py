@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-from memharness_tui.tui.widgets.look_table import LookCachedTable
+from memharness_tui.tui.perf.look_table import LookCachedTable
 from memharness_tui.tui.widgets.results_table import ResultsTable
 
 from .conftest import make_app, settle
@@ -170,7 +170,7 @@ async def test_the_footer_does_not_repaint_for_a_scrollbar_of_no_size(sample, co
                                                                       monkeypatch):
     """The Staleness tab's keys overflow a 160-column footer, the others' do not: the
     footer's (zero-size) scrollbar comes and goes on those switches, and draws nothing."""
-    from memharness_tui.tui.widgets.footer import KeysFooter
+    from memharness_tui.tui.perf.footer import KeysFooter
 
     store, _ = sample
     app = make_app(store, config_dir)

@@ -144,7 +144,7 @@ async def test_a_theme_that_cannot_be_used_is_neither_applied_nor_saved(sample, 
     app = make_app(store, config_dir)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.choose_theme("ansi-dark")
+        app.themes.choose("ansi-dark")
         await settle(pilot)
         assert app.theme == "memharness-dark"
         assert any("ansi-dark" in n.message and n.severity == "error"

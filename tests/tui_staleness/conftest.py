@@ -80,7 +80,7 @@ async def drift_settled(pilot: Any, dash: StalenessDashboard) -> None:
         await settle(pilot, 1)
         pending = [fid for fid in dash.panel.visible_ids()
                    if (info := dash.panel.rows.get(fid)) is not None
-                   and dash.panel._needs_work(info)]
+                   and dash.panel.analysis.needs_work(info)]
         quiet = dash.panel._loaded and not dash.panel._needs_load and not pending and (
             bool(dash.panel.visible_ids()) or not dash.panel.shown)
         calm = calm + 1 if quiet else 0

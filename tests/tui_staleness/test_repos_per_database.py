@@ -43,7 +43,7 @@ async def test_each_database_keeps_its_own_repos(env: Env) -> None:
     first.staleness_options.repos = None  # the saved list for this database
     async with first.run_test(size=(120, 36)) as pilot:
         await ready(pilot)
-        first.choose_repos([str(env.shop.path)])
+        first.repo_prefs.choose([str(env.shop.path)])
         await settle(pilot)
     from memharness_tui.store import Store
 
@@ -54,7 +54,7 @@ async def test_each_database_keeps_its_own_repos(env: Env) -> None:
         async with second.run_test(size=(120, 36)) as pilot:
             dash = await ready(pilot)
             assert list(dash.repos) == []  # not the first database's list (cwd is no repo)
-            second.choose_repos([str(other)])
+            second.repo_prefs.choose([str(other)])
             await settle(pilot)
     finally:
         second_store.close()

@@ -216,19 +216,23 @@ async def test_follow_mode_runs_a_pass_after_a_commit(tri: Tri) -> None:
         dash = await ready(pilot)
         await pilot.press("l")
         await settle(pilot)
-        assert dash.following
+        assert dash.follow.following
         assert "following HEAD (l)" in dash.query_one("#dash-repos", Static).render().plain
-        assert not dash.follow_lines and dash.state is None  # no pass until HEAD moves
+
+        def follow_lines() -> list[str]:  # the follow toasts, as the screen shows them
+            return [n.message for n in pilot.app._notifications if n.title == "follow"]
+
+        assert not follow_lines() and dash.state is None  # no pass until HEAD moves
         sha = commit(tri.repo, "split auth module", "2026-09-22T09:00:00Z",
                      {"src/config.py": 'PORT = 7070\nHOST = "0.0.0.0"\n'})
-        await until(pilot, lambda: bool(dash.follow_lines), "the follow notification")
-        line = dash.follow_lines[0]
+        await until(pilot, lambda: bool(follow_lines()), "the follow notification")
+        line = follow_lines()[0]
         assert line == f"after {sha[:7]} 'split auth module': 4 stale, 1 touches it, " \
                        "1 moved, 2 elsewhere, 1 unresolved"
         await until(pilot, lambda: any(n.message == line for n in pilot.app._notifications),
                     "the toast (posted through the app's notify)")
         await pilot.press("l")
-        assert not dash.following
+        assert not dash.follow.following
 
 
 async def test_every_flagged_fact_is_in_the_table_and_mark_all_counts_them(many: Env) -> None:

@@ -1,38 +1,19 @@
-"""What the app's full screens (main, fact detail) share about painting."""
+"""What the app's full screens (main, fact detail) share: quick frames, worker errors to the app."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from textual.screen import Screen
+from textual.worker import Worker
 
-from textual.reactive import Reactive
+from memharness_tui.tui.perf.frames import FRAME_RATE, QuickFrames
+from memharness_tui.tui.widgets.base import report_worker_error
 
-if TYPE_CHECKING:
-    from textual.timer import Timer
-    from textual.widget import Widget
-
-FRAME_RATE = 120
-"""Frames a second a screen may paint at most (Textual's default is 60). A keystroke paints
-twice — the search box at once, the results a few ms later — and the second frame waited for
-the 60 fps slot (up to 16.7 ms) although the results were ready; opening a fact again waited
-for it between the screen's return and its first layout. At 120 the wait is at most 8.3 ms.
-Frames are still painted only when something changed."""
+__all__ = ["FRAME_RATE", "AppScreen"]
 
 
-class QuickFrames:
-    """Mixin for ``Screen`` subclasses: frames at ``FRAME_RATE``, and a focus change that
-    repaints the widgets whose focus changed (they refresh themselves, and so does anything
-    styled by ``:focus-within``), not the whole screen — Textual's ``Screen.focused`` repaints
-    all of it, a second full frame after every tab switch's layout."""
+class AppScreen(QuickFrames, Screen[None]):
+    """A full screen of the app: paints at ``FRAME_RATE`` (``perf.frames``); a failed worker of
+    its own is reported by the app (a toast or a modal, never a traceback)."""
 
-    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
-    _Screen__update_timer: Timer | None
-    set_interval: Any
-    _on_timer_update: Any
-
-    @property
-    def _update_timer(self) -> Timer:
-        """Textual's screen update timer (``Screen._update_timer``), at ``FRAME_RATE``."""
-        if self._Screen__update_timer is None:
-            self._Screen__update_timer = self.set_interval(
-                1 / FRAME_RATE, self._on_timer_update, name="screen_update", pause=True)
-        return self._Screen__update_timer
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_worker_error(self, event)

@@ -11,15 +11,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
-from textual.screen import Screen
 from textual.widgets import Header, Static, Tree
 
 from memharness_tui.tui.messages import OpenFact
+from memharness_tui.tui.perf.footer import KeysFooter
+from memharness_tui.tui.perf.layout import laid_out_at
+from memharness_tui.tui.perf.tree import KeptLinesTree
 from memharness_tui.tui.render import believed_at, clean, freshness_badge, safe, status_label
 from memharness_tui.tui.screens import detail_boxes as boxes
-from memharness_tui.tui.screens.base import QuickFrames
-from memharness_tui.tui.widgets.base import WorkerErrorsToApp
-from memharness_tui.tui.widgets.footer import KeysFooter
+from memharness_tui.tui.screens.base import AppScreen
 from memharness_tui.tui.widgets.similar import SimilarList
 from memharness_tui.tui.worddiff import diff_line
 
@@ -37,25 +37,11 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-class ChainTree(Tree[int]):
-    """The chain's ``Tree``: a taller or shorter box (its height follows its lines) keeps the
-    lines it drew.
-
-    ``Tree`` forgets every drawn line and lays the screen out again on any Resize; its lines
-    are drawn per width, so only a new width needs that. Filling the chain grows the box, and
-    that Resize cost opening a fact one more layout and frame.
-    """
-
-    _drawn_width: int | None = None
-
-    def _on_resize(self, event: events.Resize) -> None:
-        if self._drawn_width in (None, event.size.width):  # first or same width: kept
-            self._line_cache.grow(event.size.height)
-            event.prevent_default()  # Tree's own handler: forget everything, lay out again
-        self._drawn_width = event.size.width
+class ChainTree(KeptLinesTree):
+    """The chain's ``Tree`` (its height follows its lines; a resize keeps the lines drawn)."""
 
 
-class FactDetailScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
+class FactDetailScreen(AppScreen):
     AUTO_FOCUS = "#chain"
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="detail.back",
@@ -172,7 +158,7 @@ class FactDetailScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
         # would reach the screen after it (a frame at the old sizes, then a layout).
         self.refresh(layout=True)
 
-    def _on_resize(self, event: events.Resize) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         if self._laid_out_at(event.size):
             # Screen's own handler lays this screen and the one under it out again; a new
             # screen gets this Resize from its own first layout, at the size it just used.
@@ -188,8 +174,7 @@ class FactDetailScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
         if app.HORIZONTAL_BREAKPOINTS or app.VERTICAL_BREAKPOINTS \
                 or self.HORIZONTAL_BREAKPOINTS or self.VERTICAL_BREAKPOINTS:
             return False
-        return all(screen._compositor.size == size
-                   for screen in (self, *app._background_screens))
+        return laid_out_at(self, size)
 
     def load(self, fact_id: int) -> None:
         self.fact_id = fact_id

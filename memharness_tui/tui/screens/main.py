@@ -18,14 +18,13 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
 from memharness_tui.tui.gc_policy import freeze_long_lived
-from memharness_tui.tui.screens.base import QuickFrames
-from memharness_tui.tui.widgets.base import WorkerErrorsToApp
-from memharness_tui.tui.widgets.footer import KeysFooter
+from memharness_tui.tui.perf.binding import binding_context
+from memharness_tui.tui.perf.footer import KeysFooter
+from memharness_tui.tui.screens.base import AppScreen
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.welcome import Welcome, welcome_text
@@ -51,7 +50,7 @@ ASOF_BANNER = ("⏱ AS OF {as_of}: believed then, in every list; staleness verdi
                "the last pass · T: now")  # one line at 120 columns (it was cut there)
 
 
-class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
+class MainScreen(AppScreen):
     AUTO_FOCUS = "#results"
     BINDINGS = [
         # not in the footer: each tab's label shows its key ("Recall [1]"), and at 120
@@ -116,7 +115,7 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     def _new_pane(self, tab: str) -> Widget:
         """The pane of ``tab``, bound to this screen's reactives (as compose would)."""
         bound = (MainScreen.as_of, MainScreen.store_revision, MainScreen.readonly)
-        with self._context():  # data_bind binds to the node whose context is active
+        with binding_context(self):  # data_bind binds to the node whose context is active
             if tab == "subjects":
                 from memharness_tui.tui.widgets.subjects import SubjectsPane
 
@@ -139,7 +138,7 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
         mounted = self._pane_mounts.get(tab)
         if mounted is None:
             if tab == "staleness":  # shown before the repos were settled: settle them now
-                self.run_worker(self.mapp.repos_known(), group="repos", exit_on_error=False)
+                self.run_worker(self.mapp.repo_prefs.known(), group="repos", exit_on_error=False)
             mounted = self.query_one(f"#tabs TabPane#{tab}", TabPane).mount(self._new_pane(tab))
             self._pane_mounts[tab] = mounted
         return mounted
@@ -147,22 +146,22 @@ class MainScreen(QuickFrames, WorkerErrorsToApp, Screen[None]):
     @work(group="hidden-panes", exit_on_error=False)
     async def _build_hidden_panes(self) -> None:
         """Once the first results are painted, build the other tabs' panes one by one."""
-        await self.mapp.first_recall_settled()
+        await self.mapp.opening.settled()
         recall = self.query_one(RecallPane)
         for _ in range(10):  # its results shown and painted (or given up on: a failed read)
             await self._next_refresh()
             if recall.last_result is not None:
                 break
-        self.mapp.first_results_shown()
+        self.mapp.opening.shown()
         await recall.mount_filters()  # the real Selects, in place of the first frame's stubs
         await self._next_refresh()
-        await self.mapp.repos_known()  # the dashboard and new facts use them
+        await self.mapp.repo_prefs.known()  # the dashboard and new facts use them
         for tab, _title, _key in TABS[1:]:
             mounted = self._pane_ready(tab)
             if mounted is not None:
                 await mounted
             await self._next_refresh()  # a keystroke gets in between two panes
-        self.mapp.build_detail_screen()
+        self.mapp.details.build_ahead()
         await self._next_refresh()
         freeze_long_lived()  # every pane built: full collections skip what lives as long as the app
 

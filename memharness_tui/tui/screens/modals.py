@@ -131,9 +131,9 @@ class ThemePicker(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.original = self.app.theme
         options = self.query_one("#theme-list", OptionList)
-        names = self.mapp.theme_names()
+        names = self.mapp.themes.names()
         for name in names:
-            origin = self.mapp.theme_origin(name)
+            origin = self.mapp.themes.origin(name)
             label = Text(f"{'● ' if name == self.original else '  '}{name}",
                          style="bold" if name == self.original else "")
             if origin:

@@ -28,7 +28,7 @@ from memharness_tui.tui.widgets.staleness.controller import (
 )
 from memharness_tui.tui.widgets.staleness.counters import PassCounters
 from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
-from memharness_tui.tui.widgets.staleness.follow import FollowsHeads
+from memharness_tui.tui.widgets.staleness.follow import FollowMode
 from memharness_tui.tui.widgets.staleness.repo_bar import RepoBar
 from memharness_tui.tui.widgets.staleness.triage import confirm_bulk, reverify_elsewhere
 from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
@@ -48,7 +48,7 @@ def options_for(app: Any) -> StalenessOptions:
     return opts if isinstance(opts, StalenessOptions) else StalenessOptions()
 
 
-class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
+class StalenessDashboard(WorkerErrorsToApp, Vertical):
     BINDINGS = [
         Binding("s", "start", "Start pass", id="staleness.start",
                 tooltip="Start a staleness pass against the repos (live counts and log)"),
@@ -94,7 +94,7 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         self.controller = PassController(self)
         self.last_error: str | None = None
         self.last_bulk: Any = None
-        self.follow_lines: list[str] = []
+        self.follow = FollowMode(self)
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -131,6 +131,7 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         yield VerdictLog(self.short, id="dash-log")
 
     def on_mount(self) -> None:
+        self.watch(self, "repos", self.follow.repos_changed, init=False)  # follow the new list
         self.log_line(Text("s start a pass · Enter revise · Space mark, then y still true / "
                            "w downgrade · ? all keys", style="dim"))
 
@@ -287,7 +288,7 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
         if not st.check_only:
             self.app.post_message(StoreChanged())
         self.panel.reload()
-        self.follow_ended(st)
+        self.follow.ended(st)
 
     def _fail(self, st: PassState | None, error: str) -> None:
         """End the pass (if one ran) and say why; the dashboard is ready for another."""
@@ -312,6 +313,9 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
             return
         self.log_line(Text("  cancelling after the current batch…", style="italic"))
 
+    def action_toggle_follow(self) -> None:
+        self.follow.toggle()
+
     def action_toggle_check_only(self) -> None:
         self.check_only = not self.check_only
 
@@ -320,7 +324,7 @@ class StalenessDashboard(FollowsHeads, WorkerErrorsToApp, Vertical):
 
         def chosen(repos: list[str] | None) -> None:
             if repos is not None:
-                self.mapp.choose_repos(repos)  # comes back down as ``repos``
+                self.mapp.repo_prefs.choose(repos)  # comes back down as ``repos``
 
         self.app.push_screen(ReposScreen(list(self.repos)), chosen)
 

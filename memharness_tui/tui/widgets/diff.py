@@ -14,9 +14,9 @@ from textual.reactive import reactive
 from textual.widgets import Button, DataTable, Input, Static
 
 from memharness_tui.tui.messages import OpenFact
+from memharness_tui.tui.perf.look_table import LookCachedTable
 from memharness_tui.tui.render import cell, clean, parse_iso, theme_color
-from memharness_tui.tui.widgets.base import LoadsWhenShown, WorkerErrorsToApp
-from memharness_tui.tui.widgets.look_table import LookCachedTable
+from memharness_tui.tui.widgets.base import LoadsWhenShown
 from memharness_tui.tui.widgets.search_box import SearchBox
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ DEFAULT_DAYS = 30  # the "since" box starts this many days before now
 ROWS_PER_SECTION = 300  # keep the table light; the summary says how many there are
 
 
-class DiffPane(LoadsWhenShown, WorkerErrorsToApp, Vertical):
+class DiffPane(LoadsWhenShown, Vertical):
     """Changes since a date; under time travel, only those made by then (``as_of``)."""
 
     BINDINGS = [

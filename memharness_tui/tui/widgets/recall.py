@@ -10,7 +10,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Input, Static
@@ -75,14 +74,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     as_of: reactive[str | None] = reactive(None, init=False)
     store_revision: reactive[int] = reactive(0, init=False)
     readonly: reactive[bool] = reactive(False, init=False)
-
-    class Shown(Message):
-        """Results for ``params`` are on screen (tests and benchmarks wait for this)."""
-
-        def __init__(self, params: RecallQuery, result: Any) -> None:
-            super().__init__()
-            self.params = params
-            self.result = result
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -153,7 +144,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         start usually has them before the screen is built), so the screen's first layout and
         frame include them: one layout instead of the empty table's and then the results'."""
         params = self.current_params()
-        result = self.mapp.first_recall_result(params)
+        result = self.mapp.opening.result(params)
         if result is None:
             return False
         self.params = params
@@ -260,7 +251,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         revision = self.store_revision
         self._shown_key = None
         asked = await self.ranking.with_vector(params)
-        first = self.mapp.take_first_recall(params) if asked is params else None
+        first = self.mapp.opening.take(params) if asked is params else None  # (prefetched)
         result = await (first if first is not None else self.mapp.service.recall(asked))
         agent_text: str | None = None
         if self.agent_view:
@@ -317,7 +308,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         else:
             table.set_rows(rows)
         self._status(params, result)
-        self.post_message(self.Shown(params, result))
 
     def _status(self, params: RecallParams, result: Any) -> None:
         n = len(result.facts)

@@ -24,7 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input
 
-from memharness_tui.tui.widgets.base import SteadyScrollbars
+from memharness_tui.tui.perf.scrolling import SteadyScrollbars, update_scrollbars
 from memharness_tui.tui.widgets.table_rows import GAP, row_segments, row_text
 from memharness_tui.tui.widgets.typing import route_typing
 
@@ -203,8 +203,7 @@ class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
         if size == self.virtual_size:
             return
         self.set_reactive(ResultsTable.virtual_size, size)
-        if self.container_size:
-            self._scroll_update(size)  # scrollbar ranges; toggling one still lays out
+        update_scrollbars(self, size)  # scrollbar ranges; toggling one still lays out
         self.refresh()
 
     def on_focus(self) -> None:
@@ -279,7 +278,7 @@ class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
         over = cursor_style if is_cursor else None
         fill = style if over is None else style + over
         cells = self._cells[row]
-        segments = row_segments(cells, widths, right, style, over, self._get_style)
+        segments = row_segments(cells, widths, right, style, over, self._console_style)
         if segments is not None and segments[0].style is None:  # a row without any style
             segments = [Segment(segments[0].text, fill)]  # (see _strip: always a style)
         if segments is None:  # a cell with spans: Rich's general way
@@ -302,7 +301,7 @@ class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
             laid = self._layouts[width] = (self._layout(width), right)
         return laid
 
-    def _get_style(self, name: str | Style) -> Style:
+    def _console_style(self, name: str | Style) -> Style:
         return self.app.console.get_style(name, default=Style.null())
 
     def _strip(self, line: Text, width: int, fill: Style) -> Strip:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from textual.geometry import Size
 from textual.widgets import Input
 
-from .base import VirtualSizeWithoutLayout
+from memharness_tui.tui.perf.scrolling import update_scrollbars, virtual_size_without_layout
 
 
-class SearchBox(VirtualSizeWithoutLayout, Input):
+class SearchBox(Input):
     """An ``Input`` sized by CSS whose keystrokes do not lay the screen out.
 
     ``Input`` stores its text's width as its virtual size on every change, and Textual's
@@ -17,3 +18,8 @@ class SearchBox(VirtualSizeWithoutLayout, Input):
     scrolling, which reads it directly, so a repaint and a scrollbar check are enough.
     A scrollbar that appears or goes still lays the screen out, as before.
     """
+
+    virtual_size = virtual_size_without_layout()
+
+    def watch_virtual_size(self, size: Size) -> None:
+        update_scrollbars(self, size)

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey, RowDoesNotExist
 
 from memharness_tui.tui.messages import OpenFact
+from memharness_tui.tui.perf.look_table import LookCachedTable
 from memharness_tui.tui.render import (
     cell,
     clean,
@@ -22,9 +23,8 @@ from memharness_tui.tui.render import (
     freshness_label,
     status_label,
 )
-from memharness_tui.tui.widgets.base import LoadsWhenShown, WorkerErrorsToApp
+from memharness_tui.tui.widgets.base import LoadsWhenShown
 from memharness_tui.tui.widgets.columns import Column, fit
-from memharness_tui.tui.widgets.look_table import LookCachedTable
 from memharness_tui.tui.widgets.search_box import SearchBox
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def fact_columns(id_width: int, status: int, fresh: int) -> tuple[Column, ...]:
     )
 
 
-class SubjectsPane(LoadsWhenShown, WorkerErrorsToApp, Horizontal):
+class SubjectsPane(LoadsWhenShown, Horizontal):
     BINDINGS = [
         Binding("h", "toggle_history", "History", id="subjects.history",
                 tooltip="History: include superseded and retracted rows (dimmed)"),

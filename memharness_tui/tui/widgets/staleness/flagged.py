@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from memharness_tui.tui.render import believed_at, cell, freshness_badge, theme_color
@@ -64,7 +63,7 @@ def flagged_columns(id_width: int) -> list[Col]:
     ]
 
 
-class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
+class FlaggedPanel(WorkerErrorsToApp, Vertical):
     BINDINGS = [
         Binding("a", "mark_all", "Mark all", show=False, id="staleness.mark_all",
                 tooltip="Mark every fact the filters match (again: unmark them)"),
@@ -95,11 +94,15 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
         self.repo_filter: str | None = None
         self.sort = "id"
         self.analysing = 0  # rows left to triage before a sort / bulk selection can finish
-        self._drift_timer: Timer | None = None
+        self.analysis = LazyRowAnalysis(self)
         self._loaded = False
         self._needs_load = False
         self._judge_all = True
         self._id_width = 2
+
+    def visible_ids(self) -> list[int]:
+        rows = self.table.visible_range()
+        return [f.id for f in self.shown[rows.start:rows.stop]]
 
     @property
     def table(self) -> FlaggedTable:
@@ -112,11 +115,11 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
         yield FlaggedTable(flagged_columns(self._id_width), id="flagged-table")
 
     def on_mount(self) -> None:
-        self.watch(self.table, "scroll_y", self._scrolled, init=False)
+        self.watch(self.table, "scroll_y", self.analysis.scrolled, init=False)
         self.invalidate()  # not at start-up (another tab is shown): when first shown
 
     def on_resize(self) -> None:
-        self._schedule_drift()  # more (or other) rows may be on screen
+        self.analysis.schedule_drift()  # more (or other) rows may be on screen
 
     def watch_repos(self) -> None:
         self.invalidate()
@@ -154,7 +157,7 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
         if self._needs_load:
             self.reload(judge_all=self._judge_all)
         else:
-            self._schedule_drift()
+            self.analysis.schedule_drift()
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
     async def _load_flagged(self, judge_all: bool = True) -> None:
@@ -225,8 +228,8 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
         self.shown = self.filtered()
         table.set_source([str(f.id) for f in self.shown], self._row_cells, keep=keep,
                          cursor=table.cursor_row)
-        self._show_filters()
-        self._schedule_drift()
+        self.show_filters()
+        self.analysis.schedule_drift()
 
     def _row_cells(self, index: int) -> list[Text]:
         return self._cells(self.shown[index])
@@ -286,7 +289,7 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
         t.append(f"−{d.removed}", style="red")
         return t
 
-    def _show_filters(self) -> None:
+    def show_filters(self) -> None:
         t = Text()
         n_all, n = len(self.flagged), len(self.shown)
         t.append(f"{max(n_all, self.flagged_total):,} flagged", style="bold")
@@ -343,7 +346,7 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
     def action_cycle_sort(self) -> None:
         self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
         if self.sort == "triage":
-            self.triage_all(self._fill)  # every matching row needs its outcome to be sorted
+            self.analysis.triage_all(self._fill)  # every matching row needs its outcome to be sorted
         self._fill()
 
     # ----- selection and actions ----------------------------------------------------------
@@ -362,7 +365,7 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
         table.refresh_row(str(f.id))
         if table.cursor_row < len(self.shown) - 1:
             table.move_cursor(row=table.cursor_row + 1)
-        self._show_filters()
+        self.show_filters()
 
     def action_mark_all(self) -> None:
         """Mark every fact the filters match (all of them, not only those on screen)."""
@@ -375,7 +378,7 @@ class FlaggedPanel(LazyRowAnalysis, WorkerErrorsToApp, Vertical):
             self.app.notify(f"Marked {len(ids):,} facts: every one the filters match "
                             "(y still true, w downgrade).", timeout=4)
         self.table.refresh_rows()
-        self._show_filters()
+        self.show_filters()
 
     def targets(self) -> list[Any]:
         """The marked facts, or the highlighted one."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import work
 
 from memharness_tui.staleness.watch import HeadSource
 from memharness_tui.tui.render import clean
@@ -23,9 +23,10 @@ from memharness_tui.tui.widgets.staleness.repo_bar import RepoBar
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
     from memharness_tui.tui.widgets.staleness.controller import PassState
 
-__all__ = ["Follower", "FollowsHeads", "open_probes"]
+__all__ = ["FollowMode", "Follower", "open_probes"]
 
 
 def open_probes(repos: Sequence[str]) -> tuple[list[HeadSource], list[str]]:
@@ -76,92 +77,91 @@ class Follower:
         return changes or None
 
 
-class FollowsHeads:
-    """Follow mode for the staleness dashboard (mixed in): ``l`` toggles it; a timer polls
-    the :class:`Follower`; a due change starts a pass, and when that pass ends its stale facts
-    are triaged in a worker and one line says what changed (a toast and the log)."""
+class FollowMode:
+    """Follow mode for the staleness dashboard (held as ``dash.follow``): ``l`` toggles it; a
+    timer polls the :class:`Follower`; a due change starts a pass, and when that pass ends its
+    stale facts are triaged in a worker and one line says what changed (a toast and the log)."""
 
-    follower: Follower | None = None
-    _follow_timer: Timer | None = None
-    _follow_run: tuple[int, list[tuple[str, str]]] | None = None
-    follow_lines: list[str]
-    repos: Any
-    options: Any
-    mapp: Any
-    app: Any
+    def __init__(self, dash: StalenessDashboard) -> None:
+        self._dash = dash
+        self.follower: Follower | None = None
+        self._timer: Timer | None = None
+        self._run: tuple[int, list[tuple[str, str]]] | None = None
 
-    def follow_ended(self, st: PassState) -> None:
+    def ended(self, st: PassState) -> None:
         """Called when a pass ends: a pass follow mode started gets its summary line."""
-        if self._follow_run is not None and self._follow_run[0] == st.run:
-            changes = self._follow_run[1]
-            self._follow_run = None
-            self._follow_report(st, changes)
+        if self._run is not None and self._run[0] == st.run:
+            changes = self._run[1]
+            self._run = None
+            self._dash.run_worker(partial(self._report, st, changes), thread=True,
+                                  exclusive=True, group="follow-report", exit_on_error=False)
 
     @property
     def following(self) -> bool:
         return self.follower is not None
 
-    def action_toggle_follow(self) -> None:
+    def toggle(self) -> None:
         if self.following:
-            self._stop_following()
-            self.log_line(Text("— follow off", style="bold"))
+            self._stop()
+            self._dash.log_line(Text("— follow off", style="bold"))
             return
-        self._start_following()
+        self._start()
 
-    def _start_following(self) -> None:
-        probes, errors = open_probes(list(self.repos))
+    def _start(self) -> None:
+        dash = self._dash
+        probes, errors = open_probes(list(dash.repos))
         for e in errors:
-            self.log_line(Text(f"  follow: {clean(e, single_line=True)}", style="italic"))
+            dash.log_line(Text(f"  follow: {clean(e, single_line=True)}", style="italic"))
         if not probes:
-            self.mapp.notify("Follow needs a repo to watch: press g to add one.",
+            dash.mapp.notify("Follow needs a repo to watch: press g to add one.",
                              severity="warning", timeout=4)
             return
-        opts = self.options
+        opts = dash.options
         self.follower = Follower(probes, opts.follow_settle)
-        self._follow_timer = self.set_interval(opts.follow_poll, self._follow_tick)
+        self._timer = dash.set_interval(opts.follow_poll, self._tick)
         heads = ", ".join((p.read() or "no HEAD")[:7] for p in probes)
-        self.log_line(Text(f"— following {len(probes)} repo{'s' if len(probes) != 1 else ''} "
+        dash.log_line(Text(f"— following {len(probes)} repo{'s' if len(probes) != 1 else ''} "
                            f"(HEAD {heads}): a pass runs {opts.follow_settle:g} s after HEAD "
                            "settles (l stops)", style="bold"))
-        self.query_one(RepoBar).following = True
+        dash.query_one(RepoBar).following = True
 
-    def _stop_following(self) -> None:
-        if self._follow_timer is not None:
-            self._follow_timer.stop()
-        self._follow_timer = None
+    def _stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = None
         self.follower = None
-        self.query_one(RepoBar).following = False
+        self._dash.query_one(RepoBar).following = False
 
-    def _follow_tick(self) -> None:
+    def _tick(self) -> None:
+        dash = self._dash
         if self.follower is None:
             return
-        if self.running:  # a pass is on: look again once it is over
+        if dash.running:  # a pass is on: look again once it is over
             return
         changes = self.follower.due()
         if not changes:
             return
-        if self.begin_pass() and self.state is not None:
-            self._follow_run = (self.state.run, changes)
+        if dash.begin_pass() and dash.state is not None:
+            self._run = (dash.state.run, changes)
 
-    @work(thread=True, exclusive=True, group="follow-report", exit_on_error=False)
-    def _follow_report(self, st: PassState, changes: list[tuple[str, str]]) -> None:
+    def _report(self, st: PassState, changes: list[tuple[str, str]]) -> None:
         """Triage the pass's stale facts (this thread's own Triager) and say what changed."""
         from memharness_tui.staleness.report import counts_line, triage_report
         from memharness_tui.staleness.watch import change_line
 
+        dash = self._dash
         report = st.spass.report
-        info = self.mapp.info
-        items = triage_report(report, info.path, list(self.repos)) \
+        info = dash.mapp.info
+        items = triage_report(report, info.path, list(dash.repos)) \
             if info is not None and not st.check_only else []
         line = change_line(changes, counts_line(report, items))
-        self.app.call_from_thread(self._followed, line)
+        dash.app.call_from_thread(self._followed, line)
 
     def _followed(self, line: str) -> None:
-        self.follow_lines.append(line)
-        self.mapp.notify(line, title="follow", timeout=8)  # the app's door: literal text
-        self.log_line(Text(f"— {clean(line, single_line=True)}", style="bold"))
+        self._dash.mapp.notify(line, title="follow", timeout=8)  # the app's door: literal text
+        self._dash.log_line(Text(f"— {clean(line, single_line=True)}", style="bold"))
 
-    def watch_repos(self) -> None:
+    def repos_changed(self, _repos: object = None) -> None:
         if self.following:  # watch the new list
-            self._stop_following()
-            self._start_following()
+            self._stop()
+            self._start()

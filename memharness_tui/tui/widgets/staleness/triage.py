@@ -92,7 +92,7 @@ def reverify_elsewhere(dash: Any) -> None:
             return
         panel.marked = {f.id for f in facts}
         panel.table.refresh_rows()
-        panel._show_filters()
+        panel.show_filters()
 
         def done(verb: str, result: Any) -> None:
             panel.marked -= {f.id for f in facts}
@@ -106,4 +106,4 @@ def reverify_elsewhere(dash: Any) -> None:
         confirm_bulk(dash.mapp, "elsewhere", facts, list(dash.repos), dash.options.factor,
                      done)
 
-    panel.triage_all(chosen)
+    panel.analysis.triage_all(chosen)

@@ -7,10 +7,16 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.widgets import RichLog
 
+from memharness_tui.tui.perf.scrolling import (
+    SteadyScrollbars,
+    log_size_known,
+    update_scrollbars,
+    virtual_size_without_layout,
+)
 from memharness_tui.tui.render import clean, freshness_badge, safe, theme_color
-from memharness_tui.tui.widgets.base import SteadyScrollbars, VirtualSizeWithoutLayout
 
 if TYPE_CHECKING:
     from memharness_tui.staleness.verdicts import Verdict
@@ -21,7 +27,7 @@ LOG_SAMPLE = 5  # from a bigger drain: this many flagged lines, then a tally
 _FALLBACK = {"success": "green", "error": "red", "warning": "yellow"}
 
 
-class VerdictLog(SteadyScrollbars, VirtualSizeWithoutLayout, RichLog):
+class VerdictLog(SteadyScrollbars, RichLog):
     """A RichLog whose writes repaint the log without laying the screen out again.
 
     Every write grows the log's virtual size, and the stock reactive asks for a layout of the
@@ -29,6 +35,11 @@ class VerdictLog(SteadyScrollbars, VirtualSizeWithoutLayout, RichLog):
     changes size, so here a new virtual size only updates the scrollbars; a scrollbar that
     appears or goes still asks for a layout itself (``show_*_scrollbar``).
     """
+
+    virtual_size = virtual_size_without_layout()
+
+    def watch_virtual_size(self, size: Size) -> None:
+        update_scrollbars(self, size)
 
     def __init__(self, short: Callable[[str], str], *, id: str | None = None) -> None:
         super().__init__(id=id, max_lines=LOG_LINES, wrap=False, markup=False, auto_scroll=True)
@@ -41,13 +52,13 @@ class VerdictLog(SteadyScrollbars, VirtualSizeWithoutLayout, RichLog):
         if not verdicts:
             return
         self._verdicts(verdicts, several_repos)
-        if self.auto_scroll and self._size_known:
+        if self.auto_scroll and log_size_known(self):
             # One scroll per drain, at once: the new virtual size is already known (no layout
             # to wait for), so the log is painted at its end in the same frame as its lines.
             self.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def _verdicts(self, verdicts: Sequence[Verdict], several_repos: bool) -> None:
-        scroll = None if not self._size_known else False  # deferred writes scroll themselves
+        scroll = None if not log_size_known(self) else False  # deferred writes scroll themselves
         if len(verdicts) <= LOG_DETAIL:
             for v in verdicts:
                 self.write(self._verdict_line(v, several_repos), scroll_end=scroll)

@@ -13,6 +13,12 @@ reused only when they would render the same. A Resize to the size the table alre
 (each time its tab is shown again) no longer forgets the rows either. Whatever clears the caches for another reason
 (new rows, a changed column, cursor type...) still clears them, the kept looks included;
 so do new column widths once new rows are measured (see ``_update_dimensions``).
+
+Textual internals it uses: ``DataTable``'s ``_row_render_cache``, ``_cell_render_cache``,
+``_line_cache``, ``_styles_cache``, ``_clear_caches``, ``_update_dimensions``,
+``_get_styles_to_render_cell`` and its ``_on_resize``. Worth (bench/README.md, "Tab
+switches"): the Subjects switch's two tables' ``render_lines`` 0.28 s → 0.05 s (100k, profiler
+on); Subjects switch median 360 → 281 ms at 100k, 324 → 171 ms at 1M.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
 
-from memharness_tui.tui.widgets.base import SteadyScrollbars
+from memharness_tui.tui.perf.scrolling import SteadyScrollbars
 
 LOOKS_KEPT = 4  # focused / not focused, and a spare for a theme switched back and forth
 

@@ -1,0 +1,61 @@
+"""Issue #22: the app is composed, not stacked — services held by name, no mixin towers."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+from textual.app import App
+
+import memharness_tui
+from memharness_tui.tui.app import MemharnessApp
+
+STORE = "memharness_tui.store."
+"""The Store's six mixins are the other half of issue #22 (its facade): left to that work."""
+
+
+def _own_classes() -> list[type]:
+    """Every class defined in the memharness_tui package outside the store (each module
+    imported once)."""
+    found: dict[str, type] = {}
+    for mod in pkgutil.walk_packages(memharness_tui.__path__, "memharness_tui."):
+        if mod.name.endswith("__main__") or mod.name.startswith(STORE):
+            continue
+        module = importlib.import_module(mod.name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__:
+                found[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return list(found.values())
+
+
+def test_the_app_is_one_class_over_textuals_app() -> None:
+    assert MemharnessApp.__mro__[:2] == (MemharnessApp, App)
+
+
+def test_the_apps_parts_are_held_by_name() -> None:
+    from memharness_tui.tui.services.details import FactDetails
+    from memharness_tui.tui.services.idle_gc import IdleCollector
+    from memharness_tui.tui.services.opening import OpeningRecall
+    from memharness_tui.tui.services.repo_prefs import ReposPreferences
+    from memharness_tui.tui.services.theme_prefs import ThemePreferences
+
+    app = MemharnessApp(":memory:")
+    try:
+        assert isinstance(app.opening, OpeningRecall)
+        assert isinstance(app.details, FactDetails)
+        assert isinstance(app.themes, ThemePreferences)
+        assert isinstance(app.repo_prefs, ReposPreferences)
+        assert isinstance(app.idle_gc, IdleCollector)
+    finally:
+        app.service.close()
+
+
+def test_no_class_mixes_in_more_than_one_class_of_its_own() -> None:
+    towers = []
+    for cls in _own_classes():
+        own = [b.__qualname__ for b in cls.__bases__
+               if b.__module__.startswith("memharness_tui.")]
+        if len(own) > 1:
+            towers.append(f"{cls.__module__}.{cls.__qualname__}({', '.join(own)})")
+    assert not towers, "classes that stack several of our own classes: " + "; ".join(towers)
