@@ -25,7 +25,7 @@ from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommand
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.services import StoreGateway, StoreInfo, StoreService, default_now
 from memharness_tui.tui.services.details import FactDetails
-from memharness_tui.tui.services.embedding import EmbeddingService, hybrid_requested
+from memharness_tui.tui.services.embedding import embedding_for
 from memharness_tui.tui.services.idle_gc import IdleCollector
 from memharness_tui.tui.services.opening import OpeningRecall
 from memharness_tui.tui.services.repo_prefs import ReposPreferences
@@ -124,8 +124,7 @@ class MemharnessApp(App[int]):
         self._now = now
         self.config_dir = config_dir or config.config_dir()
         self.settings = config.load_settings(self.config_dir)
-        self.vectors = VectorService(self.gateway)  # similar-by-meaning, nudges, reembed
-        self.embedding = EmbeddingService(requested=hybrid_requested(self.settings.hybrid))
+        self.vectors, self.embedding = VectorService(self.gateway), embedding_for(self.settings)
         self.search_debounce = search_debounce
         self.reason_provider = reason_provider
         self.cursor_blink = cursor_blink

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
-__all__ = ["EmbedderLike", "EmbeddingService", "Loader", "MODE_LABELS", "hybrid_requested"]
+__all__ = ["EmbedderLike", "EmbeddingService", "Loader", "MODE_LABELS", "embedding_for",
+           "hybrid_requested"]
 
 HYBRID_ENV = "MEMHARNESS_HYBRID"  # embed.HYBRID_ENV (not imported at start: it loads urllib)
 
@@ -218,3 +219,8 @@ class EmbeddingService:
         if status is not None and status.embedded == 0:
             return "no-vectors"
         return "hybrid"
+
+
+def embedding_for(settings: Any) -> EmbeddingService:
+    """The app's embedder: hybrid asked for by the environment or the ``hybrid`` setting."""
+    return EmbeddingService(requested=hybrid_requested(bool(settings.hybrid)))
