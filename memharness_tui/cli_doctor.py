@@ -51,6 +51,9 @@ def add_parser(sub: Any) -> None:
                        "exit 1 on a failure); never writes")
     p.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS,
                    help="the database file (default: as the server finds it)")
+    p.add_argument("--repo", action="append", metavar="DIR",
+                   help="a repo the pins are checked against, as for staleness (repeatable; "
+                        "default: the app's saved repos for this store, else the repo here)")
 
 
 def _db_path(args: argparse.Namespace) -> str:
@@ -195,9 +198,11 @@ def check_hybrid(report: Report) -> None:
                f"{report.text(folder)})")
 
 
-def check_pins(report: Report, info: dict[str, Any] | None, path: str) -> None:
+def check_pins(report: Report, info: dict[str, Any] | None, path: str,
+               given: list[str] | None = None) -> None:
     """Live pins whose commits none of the configured repos has (the staleness pass's repos:
-    the ones saved for this store in the app, else the repo around the current folder)."""
+    ``--repo`` if given, else the ones saved for this store in the app, else the repo around
+    the current folder)."""
     if info is None or not info["pins"]:
         return
     from .staleness.git import GitChecker, RepoError
@@ -205,7 +210,7 @@ def check_pins(report: Report, info: dict[str, Any] | None, path: str) -> None:
 
     pins: list[tuple[str, int]] = info["pins"]
     facts = sum(n for _, n in pins)
-    repos = load_repos(db=path)
+    repos = list(given) if given else load_repos(db=path)
     checkers = []
     for repo in repos:
         try:
@@ -291,7 +296,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     info = check_store(report, path)
     check_vectors(report, info)
     check_hybrid(report)
-    check_pins(report, info, path)
+    check_pins(report, info, path, getattr(args, "repo", None))
     check_settings(report)
     print("\n".join(report.lines) + f"\n\nresult: {'FAILED' if report.failed else 'ok'}")
     return 1 if report.failed else 0

@@ -63,7 +63,8 @@ def readable_json(path: Path) -> object | None:
     try:
         return json.loads(text)
     except ValueError as exc:
-        where = f" (line {exc.lineno}, column {exc.colno})" if hasattr(exc, "lineno") else ""
+        where = (f" (line {exc.lineno}, column {exc.colno})"
+                 if isinstance(exc, json.JSONDecodeError) else "")
         raise SettingsFileDamaged(
             f"{path} is not valid JSON{where}; it was left as it is and nothing was saved "
             "over it — fix or remove it"

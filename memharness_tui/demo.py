@@ -140,7 +140,7 @@ def build_store(db_path: Path, commits: _Commits, t: _Timeline | None = None) ->
         c1, c2 = commits.c1, commits.c2
         ref1 = f"tiny-shop@{c1}"
 
-        def pin(path: str | None, commit: str = c1) -> dict[str, object]:
+        def pin(path: str | None, commit: str = c1) -> dict[str, Any]:  # remember()'s keywords
             return {"source_commit": commit, "source_path": path,
                     "source_ref": f"tiny-shop@{commit}" + (f":{path}" if path else "")}
 
@@ -304,7 +304,7 @@ def apply_demo_args(args: argparse.Namespace) -> None:
     """Resolve the CLI's ``--demo`` / ``--reset``: build the demo if needed, saying so on stderr.
 
     For the app (no subcommand) ``args.demo`` stays set and the app opens the demo itself; for a
-    headless subcommand ``--demo`` stands for ``--db <demo store>`` (and, for ``staleness``
+    headless subcommand ``--demo`` stands for ``--db <demo store>`` (and, for ``staleness`` and ``doctor``
     without ``--repo``, the demo's own repo), so every README example runs on the demo.
     """
     from memharness_tui.cli_args import UsageError
@@ -325,5 +325,5 @@ def apply_demo_args(args: argparse.Namespace) -> None:
     if args.command is None:
         return
     args.db = str(db_path)
-    if args.command == "staleness" and not args.repo:
+    if args.command in ("staleness", "doctor") and not args.repo:
         args.repo = [str(repo_path)]

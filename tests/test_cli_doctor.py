@@ -319,3 +319,13 @@ def test_settings_and_theme_files_that_do_not_load_warn(tmp_path: Path, capsys) 
             "of repo paths: no saved repos are used") in lines
     assert (f"  [warn] theme file {folder / 'themes' / 'mine.toml'} does not load: 'primary' is "
             "not a colour: 'not-a-colour'") in lines
+
+
+def test_demo_doctor_checks_pins_against_the_demo_repo(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--demo doctor`` (a README example) checks pins against the demo's own repo, as
+    ``--demo staleness`` does: only the demo's deliberately unknown commit is reported."""
+
+    main(["--demo", "doctor"])
+    pins = [line for line in capsys.readouterr().out.splitlines() if "pinned facts pin" in line]
+    assert len(pins) == 1 and pins[0].lstrip().startswith("[warn] 1 of "), pins
+    assert "deadbeefdead" in pins[0]

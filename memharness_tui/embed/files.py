@@ -92,6 +92,8 @@ def download(
                 part.unlink()
             raise
         except (urllib.error.URLError, OSError, ValueError) as exc:
+            if isinstance(exc, urllib.error.HTTPError):
+                exc.close()  # an HTTP error holds the server's response (its socket) open
             with contextlib.suppress(OSError):
                 part.unlink()
             reason = getattr(exc, "reason", None) or exc

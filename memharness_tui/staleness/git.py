@@ -17,6 +17,7 @@ import os
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import pygit2
 
@@ -122,7 +123,7 @@ class BoundedPatch:
 
     patch: pygit2.Patch
     note: str | None
-    sides: tuple[object, object]
+    sides: tuple[object, ...]  # the two sides, or () when the patch holds its own
 
 
 def bounded_patch(
@@ -135,12 +136,14 @@ def bounded_patch(
     diffed; the note says how big the file is and what was read (``diff too large: 26.0 MB,
     425,984 lines; read the first 2.0 MB of each side``).
     """
-    names = {k: v for k, v in (("old_as_path", old_path), ("new_as_path", new_path)) if v}
-    old = repo[old_id] if old_id else None  # None: the file is new (or gone) on that side
-    new = repo[new_id] if new_id else None
+    names: dict[str, Any] = {k: v for k, v in (("old_as_path", old_path),
+                                                ("new_as_path", new_path)) if v}
+    # None: the file is new (or gone) on that side; the ids are blobs' (entries of trees)
+    old = cast("pygit2.Blob | None", repo[old_id] if old_id else None)
+    new = cast("pygit2.Blob | None", repo[new_id] if new_id else None)
     size = max(old.size if old is not None else 0, new.size if new is not None else 0)
     if size <= MAX_DIFF_BYTES and old is not None and new is not None:
-        patch = old.diff(new, context_lines=context_lines, **names)
+        patch = old.diff(new, context_lines=context_lines, **names)  # type: ignore[call-arg]  # stubs omit context_lines
         return BoundedPatch(patch, None, (old, new))
     a = old.data if old is not None else b""
     b = new.data if new is not None else b""
@@ -300,7 +303,7 @@ class GitChecker:
                 if isinstance(obj, pygit2.Tag):
                     # a tag of a blob or tree does not peel: reported as a tag below
                     with contextlib.suppress(pygit2.GitError, ValueError, KeyError):
-                        obj = obj.peel(pygit2.Commit)
+                        obj = obj.peel(pygit2.Commit)  # type: ignore[assignment]  # stubs: a Commit is an Object
                 if isinstance(obj, pygit2.Commit):
                     result = ("commit", obj, "commit")
                 else:
@@ -378,7 +381,7 @@ class GitChecker:
             folder = "/".join(parts[: i + 1])
             self._check_loose(oid, f"the folder {folder}")
             try:
-                tree = self.repo[oid]
+                tree = self.repo[oid]  # type: ignore[assignment]  # checked on the next line
                 if not isinstance(tree, pygit2.Tree):
                     return
                 list(tree)  # parse the entries
@@ -465,25 +468,29 @@ class GitChecker:
         the facts' commit, without building the facts for the common pin (HEAD or an ancestor,
         with a plain path or none). The pass calls this once per distinct (pin, path); every
         other pin goes through :meth:`facts` and :func:`classify` themselves."""
-        fast = self._fast.get(pin, _MISSING)
-        if fast is _MISSING:
+        got = self._fast.get(pin, _MISSING)
+        fast: tuple[pygit2.Oid, pygit2.Commit, bool, str, str] | None
+        if got is _MISSING:
             resolution, commit, _, cid, is_head, is_ancestor, error = self._pin(pin)
             fast = None
-            if commit is not None and is_ancestor and error is None:
+            if commit is not None and cid is not None and is_ancestor and error is None:
                 fast = (cid, commit, is_head, short_sha(pin), str(cid))
-            self._fast[pin] = fast  # type: ignore[assignment]
+            self._fast[pin] = fast
+        else:
+            fast = cast("tuple[pygit2.Oid, pygit2.Commit, bool, str, str] | None", got)
         paths = self._paths.get(path)
         if fast is None or paths is None or paths[1]:
             facts = self.facts(pin, path)
             return (*classify(facts), facts.commit)
-        cid, commit, is_head, sha, full = fast  # type: ignore[misc]
+        cid, commit, is_head, sha, full = fast
         norm = paths[0]
         if norm is None:
             return (*classify_reached(sha, is_head, None, "", None, None), full)
         try:
             e_pin = self._entry(cid, commit, norm)
-            e_head = self._head_entries.get(norm, _MISSING)
-            if e_head is _MISSING:
+            if norm in self._head_entries:
+                e_head = self._head_entries[norm]
+            else:
                 e_head = self._head_entries[norm] = self._entry(self._head_id,
                                                                  self.head_commit, norm)
         except CorruptObject:
@@ -552,7 +559,7 @@ class GitChecker:
         norm = normalize_path(path)
         try:
             patches, note = self._bounded_patches(commit, norm, context_lines)
-            out: list[str] = []
+            out: list[list[str]] = []
             total = 0
             for bp in patches:
                 lines = (bp.patch.text or "").splitlines(keepends=True)
@@ -614,7 +621,8 @@ class GitChecker:
     def _patches(
         self, commit: pygit2.Commit, path: str | None, context_lines: int = 3
     ) -> list[pygit2.Patch]:
-        diff = self.repo.diff(commit.tree, self.head_commit.tree, context_lines=context_lines)
+        diff = self.repo.diff(commit.tree, self.head_commit.tree,  # type: ignore[call-overload]  # stubs omit Trees
+                              context_lines=context_lines)
         out = []
         for patch in diff:
             if patch is None:

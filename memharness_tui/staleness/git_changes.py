@@ -4,6 +4,7 @@ git's renames, and the hunks of a file, a moved file or a folder."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import cast
 
 import pygit2
 
@@ -32,7 +33,7 @@ def find_renames(checker: GitChecker, pin: str, *, threshold: int = 50) -> dict[
     """
     commit = checker._commit_or_error(pin)
     try:
-        diff = checker.repo.diff(commit.tree, checker.head_commit.tree)
+        diff = checker.repo.diff(commit.tree, checker.head_commit.tree)  # type: ignore[call-overload]  # stubs omit Trees
         diff.find_similar(
             flags=pygit2.enums.DiffFind.FIND_RENAMES, rename_threshold=threshold
         )
@@ -82,7 +83,7 @@ def path_change(
             e_new = checker.entry(checker.head_commit, new_path)
             if e_new is None:  # pragma: no cover - git just listed it
                 return PathChange(norm, "deleted")
-            new_blob = repo[e_new[0]]
+            new_blob = cast("pygit2.Blob", repo[e_new[0]])  # a file entry: a blob
             bp = bounded_patch(repo, e_pin[0], e_new[0], context_lines=context_lines)
             if bp.patch.delta.is_binary:
                 return PathChange(norm, "binary", new_path=new_path, similarity=similarity)
@@ -102,10 +103,10 @@ def path_change(
             old, new = repo[e_pin[0]], repo[e_head[0]]
             if not (isinstance(old, pygit2.Tree) and isinstance(new, pygit2.Tree)):
                 return PathChange(norm, "error", error=f"{norm} changed between file and folder")
-            hunks: list[DiffHunk] = []
+            found: list[DiffHunk] = []
             budget = _Budget()
             notes: list[str] = []
-            diff = repo.diff(old, new, context_lines=context_lines)
+            diff = repo.diff(old, new, context_lines=context_lines)  # type: ignore[call-overload]  # stubs omit Trees
             for delta in diff.deltas:  # each file by itself: a huge one is diffed over its start
                 if delta.is_binary or _COMMIT in (delta.old_file.mode, delta.new_file.mode):
                     continue  # a submodule inside the folder: its commits are not in this repo
@@ -116,8 +117,8 @@ def path_change(
                     continue
                 if bp.note:
                     notes.append(f"{norm}/{name}: {bp.note}")
-                hunks.extend(_hunks(bp.patch, f"{norm}/{name}", budget))
-            return PathChange(norm, "modified", tuple(hunks),
+                found.extend(_hunks(bp.patch, f"{norm}/{name}", budget))
+            return PathChange(norm, "modified", tuple(found),
                               note=_note("; ".join(notes) or None, budget))
         bp = bounded_patch(repo, e_pin[0], e_head[0], context_lines=context_lines)
         if bp.patch.delta.is_binary:

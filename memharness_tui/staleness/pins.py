@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "repin_ref",
     "Pin",
     "is_sha_like",
     "normalize_path",
@@ -110,3 +111,20 @@ def normalize_path(path: str | None) -> str | None:
         # "/ a" → " a": the outer strip did not reach it; strip again (idempotent)
         return normalize_path(joined)
     return joined
+
+
+def repin_ref(source_ref: str, new_commit: str) -> str:
+    """``name@OLDSHA:path`` → ``name@NEWSHA:path``: a ref naming the old pin names the new one.
+
+    Refs that hold no pin (``session-41``, URLs) are kept as they are.
+    """
+    pin = parse_source_ref(source_ref)
+    if pin is None:
+        return source_ref
+    pattern = re.compile(re.escape(pin.commit), re.IGNORECASE)
+    match = pattern.search(source_ref)
+    if match is None:
+        return source_ref
+    width = len(match.group(0))
+    replacement = new_commit if width >= 40 else new_commit[: max(width, 7)]
+    return source_ref[: match.start()] + replacement + source_ref[match.end():]

@@ -13,7 +13,7 @@ import operator
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -289,7 +289,7 @@ class StalenessPass:
         store.without_memory_map()
         return store
 
-    def iter_batches(self) -> Iterator[PassProgress]:
+    def iter_batches(self) -> Generator[PassProgress, None, None]:
         """Run the pass one batch per ``next()``; yields a start event, then one per batch.
 
         Raises RepoError (or the store's error) before writing anything when a repo

@@ -467,6 +467,6 @@ def _triage(fact: str, change: PathChange | None, terms: tuple[Term, ...] | None
     else:
         summary = (f"{path} changed ({scan.changed} lines in {n_hunks} "
                    f"hunk{'s' if n_hunks != 1 else ''}), none mentions the fact")
-    evidence = (summary, f"looked for {_term_list(list(labels), 6)}")
-    return Triage(ELSEWHERE, summary, evidence, tuple(scan.hunks), labels, path,
+    looked = (summary, f"looked for {_term_list(list(labels), 6)}")
+    return Triage(ELSEWHERE, summary, looked, tuple(scan.hunks), labels, path,
                   changed_lines=scan.changed)

@@ -31,6 +31,45 @@ class HeadSource(Protocol):
     def subject(self, sha: str) -> str: ...
 
 
+class SettledHeads:
+    """The rule both ``watch`` and the app's follow mode use: a HEAD that moves restarts the
+    settle timer; ``settle`` s after the last move, the HEADs that differ from the last ones
+    reported are due (once). Poll :meth:`due` as often as you like."""
+
+    def __init__(self, sources: Sequence[HeadSource], settle: float, *,
+                 due_on_move: bool = False) -> None:
+        self.sources = list(sources)
+        self.settle = settle
+        #: a move is due at the poll that sees it when nothing needs to settle (follow mode
+        #: with ``settle`` 0); ``watch`` always lets one poll pass first
+        self.due_on_move = due_on_move
+        self.reported = [s.read() for s in self.sources]
+        self.seen = list(self.reported)
+        self.moved_at: float | None = None
+
+    def due(self, now: float) -> list[tuple[str, str]] | None:
+        """The (new HEAD, its subject) per repo that moved, once settled ([] when the only
+        change is a HEAD gone); None while nothing is due."""
+        current = [s.read() for s in self.sources]
+        if current != self.seen:
+            self.seen = current
+            self.moved_at = now
+            if not self.due_on_move:
+                return None
+        if self.moved_at is None or now - self.moved_at < self.settle:
+            return None
+        self.moved_at = None
+        if current == self.reported:
+            return None  # moved away and back (a checkout and return): nothing new
+        changes = [
+            (sha, src.subject(sha))
+            for src, sha, before in zip(self.sources, current, self.reported, strict=True)
+            if sha is not None and sha != before
+        ]
+        self.reported = current
+        return changes
+
+
 def change_line(changes: Sequence[tuple[str, str]], counts: str) -> str:
     """``after a1b2c3d 'split auth module': 3 stale, 1 moved``."""
     heads = ", ".join(f"{short_sha(sha)} '{plain(subject)}'" if subject else short_sha(sha)
@@ -58,31 +97,15 @@ def watch(
     """
     clock = clock or time.monotonic  # looked up at call time (tests replace them)
     sleep = sleep or time.sleep
-    reported = [s.read() for s in sources]
-    seen = list(reported)
-    moved_at: float | None = None
+    heads = SettledHeads(sources, settle)
     passes = 0
     polls = 0
     while max_polls is None or polls < max_polls:
         sleep(poll)
         polls += 1
-        now = clock()
-        current = [s.read() for s in sources]
-        if current != seen:
-            seen = current
-            moved_at = now
+        changes = heads.due(clock())
+        if changes is None:
             continue
-        if moved_at is None or now - moved_at < settle:
-            continue
-        moved_at = None
-        if current == reported:
-            continue  # moved away and back (a checkout and return): nothing new
-        changes = [
-            (sha, src.subject(sha))
-            for src, sha, before in zip(sources, current, reported, strict=True)
-            if sha is not None and sha != before
-        ]
-        reported = current
         try:
             counts = run_pass()
         except StopWatching:

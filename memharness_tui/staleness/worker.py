@@ -82,7 +82,7 @@ def _unwire(data: tuple[Any, ...]) -> PassProgress:
 
     *counts, verdicts, done, cancelled = data
     new = tuple.__new__
-    return PassProgress(*counts, verdicts=tuple(new(Verdict, v) for v in verdicts),
+    return PassProgress(*counts, verdicts=tuple(new(Verdict, v) for v in verdicts),  # type: ignore[misc]  # counts stop before verdicts
                         done=done, cancelled=cancelled)
 
 

@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from . import sql
-from .rows import StoreParts
+from .rows import StorePart
 from .timeutil import parse_ms
 
 #: Below this many rows a scan is quick anyway: score every row, as before.
@@ -81,10 +81,10 @@ def cut_date(now_ms: int, theta: float, ceiling: float, half_life: float) -> str
     return cut.strftime("%Y-%m-%d") if cut.year >= 1000 else ""
 
 
-class AgeBound(StoreParts):
+class AgeBound(StorePart):
     """The recall's scanning query with ``sql.RECENT_ENOUGH`` when it provably changes nothing."""
 
-    def _recent_enough(self, filters: list[str], params: dict[str, Any]) -> dict[str, str] | None:
+    def recent_enough(self, filters: list[str], params: dict[str, Any]) -> dict[str, str] | None:
         """The cut dates for ``sql.RECENT_ENOUGH``, by parameter (None: score every row)."""
         bounds = class_bounds(params)
         if bounds is None:

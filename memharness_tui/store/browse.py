@@ -11,9 +11,11 @@ from peewee import SQL, fn
 
 from . import sql
 from .errors import InvalidInput, NotFound
+from .handle import StoreFile
+from .remembered import Remembered
 from .rows import (
     _NCOLS,
-    StoreParts,
+    StorePart,
     _chain_loop,
     _copied,
     _fact,
@@ -21,6 +23,7 @@ from .rows import (
     _sqlite_order,
     _successors,
 )
+from .split_scan import SplitScans
 from .timeutil import js_trim, normalize_iso
 from .types import (
     FACT_COLUMNS,
@@ -38,14 +41,24 @@ from .types import (
 from .validation import check_id, check_str
 
 
+def _tuples(query: Any) -> Iterable[tuple[Any, ...]]:
+    """A Peewee query's rows as tuples (peewee-stubs type ``.tuples()`` as the model)."""
+    return query.tuples()
+
+
 def _rule(rule: Callable[..., str], t: str) -> Any:
     """One of sql.py's belief rules at instant ``t``, as a Peewee expression."""
     text, uses = sql.peewee_rule(rule)
     return SQL(text, [t] * uses)
 
 
-class BrowseReads(StoreParts):
+class BrowseReads(StorePart):
     """Reads that never write and never consume a timestamp (``stats`` excepted)."""
+
+    def __init__(self, file: StoreFile, scans: SplitScans, answers: Remembered) -> None:
+        super().__init__(file)
+        self._scans = scans
+        self._answers = answers
 
     @_guarded(writing=False)
     def get(self, fact_id: int) -> Fact:
@@ -80,14 +93,14 @@ class BrowseReads(StoreParts):
         params = {"since": since_ts, "subject": subj or None}
         conn = self.conn
         key = (since_ts, params["subject"])
-        hit, answer, snap = self._recalled("diff", key)
+        hit, answer, snap = self._answers.recalled("diff", key)
         if hit:
             return _copied(answer)
         learned = [_fact(r) for r in conn.execute(sql.DIFF_LEARNED, params)]
         # One scan for both unindexed halves, ordered here exactly as SQLite orders them.
         olds: list[Fact] = []
         retracted: list[Fact] = []
-        for part in self._scan_ranges(sql.DIFF_REVISED_OR_RETRACTED_IN_RANGE,
+        for part in self._scans.scan_ranges(sql.DIFF_REVISED_OR_RETRACTED_IN_RANGE,
                                       sql.DIFF_REVISED_OR_RETRACTED, params):
             for r in part:
                 f = _fact(r)
@@ -102,7 +115,7 @@ class BrowseReads(StoreParts):
             succ = conn.execute(sql.GET_FACT, (old.superseded_by,)).fetchone()
             revised.append(RevisedPair(old=old, new=_fact(succ) if succ is not None else None))
         result = DiffResult(since=since_ts, learned=learned, revised=revised, retracted=retracted)
-        self._remember_answer("diff", snap, key, result)
+        self._answers.remember("diff", snap, key, result)
         return _copied(result)
 
     @_guarded(writing=False)
@@ -121,7 +134,7 @@ class BrowseReads(StoreParts):
             total_facts=int(total),
             current_beliefs=int(current),
             top_subjects=top,
-            schema_version=self.schema_version,
+            schema_version=self.file.schema_version,
         )
 
     @_guarded(writing=False)
@@ -161,13 +174,13 @@ class BrowseReads(StoreParts):
         """Header counts. Remembered until the file changes (see ``_snapshot``), so repeated
         refreshes are free; a change costs one scan of the current rows (~0.15 s at 1M)."""
         now = self._effective_now(self.clock.peek())
-        hit, answer, snap = self._recalled("counts", None, now)
+        hit, answer, snap = self._answers.recalled("counts", None, now)
         if hit:
             return answer  # type: ignore[no-any-return]
         conn = self.conn
         total = conn.execute(sql.STATS_TOTAL).fetchone()[0]
         current, until = 0, None
-        for [(n, soonest)] in self._scan_ranges(sql.COUNT_CURRENT_IN_RANGE, sql.COUNT_CURRENT,
+        for [(n, soonest)] in self._scans.scan_ranges(sql.COUNT_CURRENT_IN_RANGE, sql.COUNT_CURRENT,
                                                 {"now": now}):
             current += int(n)
             if soonest is not None and (until is None or soonest < until):
@@ -180,7 +193,7 @@ class BrowseReads(StoreParts):
             stale=int(stale),
             unresolved=int(unresolved),
         )
-        self._remember_answer("counts", snap, None, counts, now, until)
+        self._answers.remember("counts", snap, None, counts, now, until)
         return counts
 
     @_guarded(writing=False)
@@ -203,19 +216,19 @@ class BrowseReads(StoreParts):
             .where(scope)
             .group_by(F.subject)
             .order_by(F.subject)
-            .tuples()
         )
-        return [SubjectSummary(subject=s, current=int(c or 0), total=int(n)) for s, c, n in query]
+        return [SubjectSummary(subject=s, current=int(c or 0), total=int(n))
+                for s, c, n in _tuples(query)]
 
     def _current_subjects(self) -> list[SubjectSummary]:
         now = self._effective_now(self.clock.peek())
-        hit, answer, snap = self._recalled("subjects", None, now)
+        hit, answer, snap = self._answers.recalled("subjects", None, now)
         if hit:
             return answer  # type: ignore[no-any-return]
         conn = self.conn
         not_current: dict[str, int] = {}
         until: str | None = None
-        for part in self._scan_ranges(sql.SUBJECT_NOT_CURRENT_IN_RANGE, sql.SUBJECT_NOT_CURRENT,
+        for part in self._scans.scan_ranges(sql.SUBJECT_NOT_CURRENT_IN_RANGE, sql.SUBJECT_NOT_CURRENT,
                                       {"now": now}):
             for subject, n, soonest in part:
                 not_current[subject] = not_current.get(subject, 0) + int(n)
@@ -225,7 +238,7 @@ class BrowseReads(StoreParts):
             SubjectSummary(subject=s, current=int(n) - not_current.get(s, 0), total=int(n))
             for s, n in conn.execute(sql.SUBJECT_TOTALS)
         ]
-        self._remember_answer("subjects", snap, None, out, now, until)
+        self._answers.remember("subjects", snap, None, out, now, until)
         return out
 
     @_guarded(writing=False)
@@ -271,7 +284,7 @@ class BrowseReads(StoreParts):
             order = [F.tx_at.desc(), F.id.desc()]
         fields = [getattr(F, c) for c in FACT_COLUMNS]
         query = F.select(*fields).where(cond).order_by(*order).offset(offset).limit(limit)
-        return [_fact(r) for r in query.tuples()]
+        return [_fact(r) for r in _tuples(query)]
 
     def _newest_of_big_subject(self, subject: str, t: str, as_of: bool, freshness: str | None,
                                offset: int, limit: int) -> list[Fact] | None:
@@ -316,17 +329,17 @@ class BrowseReads(StoreParts):
                 raise InvalidInput(f"freshness must be stale or unresolved, got {w!r}")
         subject = check_str(subject, "subject") if subject else None
         key = (tuple(wanted), subject, limit)
-        hit, answer, snap = self._recalled("flagged", key)
+        hit, answer, snap = self._answers.recalled("flagged", key)
         if hit:
             return list(answer)
         keep = None if limit is None or limit < 0 else limit  # SQLite: LIMIT -n is none
-        parts = None if subject else self._split_rows(
+        parts = None if subject else self._scans.split_rows(
             sql.FLAGGED_IN_RANGE,
             {"first": wanted[0], "second": wanted[-1], "limit": -1 if keep is None else keep})
         if parts is not None:
             # Ranges in id order, each its first ``limit`` by id: the first ``limit`` overall.
             rows = [_fact(r) for part in parts for r in part][:keep]
-            self._remember_answer("flagged", snap, key, rows)
+            self._answers.remember("flagged", snap, key, rows)
             return list(rows)
         cond = F.freshness.in_(wanted) & F.superseded_by.is_null() & F.retracted_at.is_null()
         if subject:
@@ -335,6 +348,6 @@ class BrowseReads(StoreParts):
         query = F.select(*fields).where(cond).order_by(F.id)
         if limit is not None:
             query = query.limit(limit)
-        rows = [_fact(r) for r in query.tuples()]
-        self._remember_answer("flagged", snap, key, rows)
+        rows = [_fact(r) for r in _tuples(query)]
+        self._answers.remember("flagged", snap, key, rows)
         return list(rows)

@@ -92,7 +92,7 @@ class MemharnessDatabase(ChosenDriver, SqliteDatabase):
         conn.execute(f"PRAGMA mmap_size = {int(self.map_bytes)}")
         if not has_math_functions():
             conn.create_function("pow", 2, _pow, deterministic=True)
-        super()._add_conn_hooks(conn)
+        super()._add_conn_hooks(conn)  # type: ignore[misc]  # SqliteDatabase's (after ChosenDriver)
 
 
 def _set_wal(conn: sqlite3.Connection) -> None:
@@ -296,9 +296,9 @@ def open_database(path: str, *, readonly: bool, create_folder: bool = False) -> 
     A file we may not write (read-only file or folder) opens read-only, with the reason.
     """
     if path == ":memory:":
-        db = MemharnessDatabase(path, readonly=False)
-        version, note = migrate(db.connection(), path, readonly=False)
-        return Opened(db, version, note, fresh=True, readonly=readonly)
+        memory = MemharnessDatabase(path, readonly=False)
+        version, note = migrate(memory.connection(), path, readonly=False)
+        return Opened(memory, version, note, fresh=True, readonly=readonly)
     exists = check_path(path, readonly=readonly, create_folder=create_folder)
     if exists and not readonly and _hot_journal(path) and why_readonly(path) is None:
         _roll_back_hot_journal(path)

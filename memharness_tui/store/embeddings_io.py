@@ -8,12 +8,13 @@ as the reference's ``setEmbedding`` / ``embedTargets`` are.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 from . import hybrid
 from .errors import InvalidInput, NotFound
-from .rows import StoreParts, _guarded
+from .rows import StorePart, _guarded
 from .validation import check_id, check_positive_int, require_text
 
 
@@ -45,10 +46,10 @@ def check_vector(vector: object, label: str = "vector") -> list[float]:
     """A non-empty sequence of finite real numbers (one clear error otherwise)."""
     if isinstance(vector, str | bytes) or not isinstance(vector, Sequence | memoryview):
         try:
-            vector = list(vector)  # type: ignore[call-overload]  # numpy arrays, array.array
+            vector = list(cast("Iterable[Any]", vector))  # numpy arrays, array.array
         except TypeError:
             raise InvalidInput(f"{label} must be a list of numbers, got {vector!r}") from None
-    values = list(vector)  # type: ignore[arg-type]
+    values: list[Any] = list(cast("Iterable[Any]", vector))
     if not values:
         raise InvalidInput(f"{label} must be non-empty")
     out: list[float] = []
@@ -66,7 +67,7 @@ def check_vector(vector: object, label: str = "vector") -> list[float]:
     return out
 
 
-class EmbeddingIO(StoreParts):
+class EmbeddingIO(StorePart):
     """``Store.set_embedding``, ``embed_targets`` and the counts around them."""
 
     @_guarded(writing=True)

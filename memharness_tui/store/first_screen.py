@@ -18,7 +18,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import sql
-from .rows import StoreParts, _guarded
+from .handle import StoreFile
+from .recall import RecallReads
+from .rows import StorePart, _guarded
 from .types import RecallResult
 from .validation import check_positive_int, check_query
 
@@ -27,10 +29,12 @@ FIRST_SCREEN_ROWS = 20_000
 MIN_ID = "SELECT MIN(id) FROM facts"
 
 
-class FirstScreenReads(StoreParts):
+class FirstScreenReads(StorePart):
     """``Store.recall_first_screen``: a quick, flagged first answer for the scanning recalls."""
 
-    _scan_above: int | None
+    def __init__(self, file: StoreFile, recall: RecallReads) -> None:
+        super().__init__(file)
+        self._recall = recall
 
     @_guarded(writing=False)
     def recall_first_screen(
@@ -54,12 +58,12 @@ class FirstScreenReads(StoreParts):
         lowest = conn.execute(MIN_ID).fetchone()[0]
         above = int(top) - rows
         whole = lowest is None or int(lowest) > above
-        self._scan_above = None if whole else above
+        self._recall.scan_above = None if whole else above
         try:
-            result: RecallResult = self.recall(  # type: ignore[attr-defined]
+            result: RecallResult = self._recall.recall(
                 query, subject=subject, kind=kind, as_of=as_of, limit=limit,
                 max_tokens=max_tokens, freshness=freshness)
         finally:
-            self._scan_above = None
+            self._recall.scan_above = None
         partial = not whole and (scans or result.used_fallback)
         return replace(result, exact=not partial) if partial else result

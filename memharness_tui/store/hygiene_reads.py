@@ -17,7 +17,7 @@ from .hygiene_similarity import (
     token_set,
     unpack_embedding,
 )
-from .rows import StoreParts, _guarded
+from .rows import StorePart, _guarded
 from .validation import require_text
 
 # The reference's CURRENT_SUBJECT_FACTS: no ORDER BY, so the cap keeps the rows SQLite meets
@@ -50,7 +50,7 @@ def _check_vector(query_vector: Sequence[float] | None) -> tuple[float, ...] | N
         raise InvalidInput("query_vector must hold float32 numbers") from None
 
 
-class NearDuplicateReads(StoreParts):
+class NearDuplicateReads(StorePart):
     """``Store``'s near-duplicate read (no reinforce, no write, no timestamp consumed)."""
 
     @_guarded(writing=False)

@@ -11,7 +11,9 @@ from . import hybrid, sql, vector_ext
 from .age_bound import AgeBound
 from .driver import sqlite3
 from .errors import InvalidInput
-from .rows import StoreParts, _fact, _guarded
+from .handle import StoreFile
+from .rows import StorePart, _fact, _guarded
+from .split_scan import SplitScans
 from .timeutil import js_split, js_trim, normalize_iso
 from .types import FRESHNESS_FILTERS, Fact, RecallResult
 from .validation import check_kind, check_positive_int, check_query, check_str
@@ -32,12 +34,16 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
 
 
-class RecallReads(AgeBound, StoreParts):
+class RecallReads(StorePart):
     """``Store.recall`` and the split scan behind its scanning queries."""
 
-    #: Set only during ``Store.recall_first_screen`` (store/first_screen.py): the scanning
-    #: queries rank just the rows with a larger id.
-    _scan_above: int | None = None
+    def __init__(self, file: StoreFile, scans: SplitScans, age: AgeBound) -> None:
+        super().__init__(file)
+        self._scans = scans
+        self._age = age
+        #: Set only during ``Store.recall_first_screen`` (store/first_screen.py): the scanning
+        #: queries rank just the rows with a larger id.
+        self.scan_above: int | None = None
 
     @_guarded(writing=False)
     def recall(
@@ -180,14 +186,14 @@ class RecallReads(AgeBound, StoreParts):
         """Rows of the scanning recall query (the empty query, the LIKE fallback). Split:
         each id range ranks its own best ``limit`` ids, and the one query ranks their union —
         the overall best are among them, so rows and order are the unsplit query's."""
-        if self._scan_above is not None:
-            return self._ranked_scan_above(filters, params, self._scan_above)
-        cuts = self._recent_enough(filters, params)  # store/age_bound.py
+        if self.scan_above is not None:
+            return self._ranked_scan_above(filters, params, self.scan_above)
+        cuts = self._age.recent_enough(filters, params)  # store/age_bound.py
         if cuts is not None:
             # before any LIKE: an old row is then dropped without reading its text
             filters = [filters[0], sql.RECENT_ENOUGH, *filters[1:]]
             params = {**params, **cuts}
-        parts = self._split_rows(sql.ranked_ids_query([*filters, sql.IN_RANGE]), params)
+        parts = self._scans.split_rows(sql.ranked_ids_query([*filters, sql.IN_RANGE]), params)
         if parts is not None:
             filters = [*filters, sql.AMONG_IDS]
             params = {**params, "ids": json.dumps([i for part in parts for (i,) in part])}

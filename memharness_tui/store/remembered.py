@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from . import sql
-from .rows import StoreParts
+from .rows import StorePart
 
 
-class RememberedReads(StoreParts):
-    """Remember an answer under what this connection can see; reuse it while that holds."""
+class Remembered(StorePart):
+    """Remember an answer under what this connection can see; reuse it while that holds.
+    The answers are kept on the file (``StoreFile.answers``), which forgets them when it
+    lets go of its connection."""
 
-    def _snapshot(self) -> tuple[int, int, int]:
+    def snapshot(self) -> tuple[int, int, int]:
         """What this connection can see, as a key that moves whenever that may have changed.
 
         ``PRAGMA data_version`` moves when another connection (another process, or another
@@ -23,15 +25,15 @@ class RememberedReads(StoreParts):
         version = int(conn.execute(sql.DATA_VERSION).fetchone()[0])
         return id(conn), version, int(conn.total_changes)
 
-    def _recalled(self, name: str, args: Any, now: str | None = None) -> tuple[bool, Any, Any]:
+    def recalled(self, name: str, args: Any, now: str | None = None) -> tuple[bool, Any, Any]:
         """(hit, answer, snapshot) for a remembered answer of ``name`` with these ``args``.
 
         A "now"-dependent answer (``now`` given) was computed at some instant t and holds for
         every now' with t <= now' < the earliest future valid_from it saw (nothing became
         current in between) — so it is reused exactly, never approximately.
         """
-        snap = self._snapshot()
-        held = self._memo.get(name)
+        snap = self.snapshot()
+        held = self.file.answers.get(name)
         if held is None or held[0] != snap or held[1] != args:
             return False, None, snap
         if now is not None:
@@ -40,6 +42,6 @@ class RememberedReads(StoreParts):
                 return False, None, snap
         return True, held[2], snap
 
-    def _remember_answer(self, name: str, snap: Any, args: Any, answer: Any,
+    def remember(self, name: str, snap: Any, args: Any, answer: Any,
                          now: str | None = None, until: str | None = None) -> None:
-        self._memo[name] = (snap, args, answer, now, until)
+        self.file.answers[name] = (snap, args, answer, now, until)

@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from .clock import Clock
-    from .split_scan import SplitScanner
+    from .handle import StoreFile
+    from .models import FactModel
     from .types import RankingSettings
 
 from .types import FACT_COLUMNS, DiffResult, Fact
@@ -24,7 +25,7 @@ _NCOLS = len(FACT_COLUMNS)
 
 
 def _fact(row: Sequence[Any], score: float | None = None) -> Fact:
-    return Fact(*row[:_NCOLS], score=score)
+    return Fact(*row[:_NCOLS], score=score)  # type: ignore[misc]  # the row stops before score
 
 
 def _chain_loop(fact_id: int) -> StoreOpenError:
@@ -69,45 +70,62 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _guarded(*, writing: bool) -> Callable[[_F], _F]:
-    """Store methods: known SQLite failures become one-sentence errors (errors.translate_sqlite).
-
-    Also picks up a file another process created while this store was still fresh.
-    """
+    """Store parts' methods: known SQLite failures become one-sentence errors
+    (errors.translate_sqlite). Also picks up a file another process created while this
+    store was still fresh."""
 
     def deco(fn: _F) -> _F:
         @functools.wraps(fn)
-        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            with translate_sqlite(self.path, writing=writing):
-                if self._fresh_pending:
-                    self._adopt_if_created()
+        def wrapper(self: StorePart, *args: Any, **kwargs: Any) -> Any:
+            file = self.file
+            with translate_sqlite(file.path, writing=writing):
+                if file.fresh_pending:
+                    file.adopt_if_created()
                 return fn(self, *args, **kwargs)
 
-        return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]  # functools.wraps keeps fn's signature
 
     return deco
 
 
-class StoreParts:
-    """What the Store's parts (browse, recall, split_scan, remembered) use of one another:
-    declared for type checkers only; ``Store`` (store.py) defines each."""
+class StorePart:
+    """One part of the Store (browse, recall, writes, the verdict writer, the split scans,
+    the remembered answers): it is given the :class:`~.handle.StoreFile` it works on, and
+    reads what it needs of it through the names below."""
 
-    if TYPE_CHECKING:
-        conn: sqlite3.Connection
-        clock: Clock
-        ranking: RankingSettings
-        path: str
-        readonly: bool
-        schema_version: int
-        Fact: Any
-        _db: Any
-        _memo: dict[str, tuple[Any, ...]]
-        _splitter: SplitScanner | None
-        _fresh_pending: bool
-        _no_mmap: bool
-        trust_clock: bool
-        on_disk: bool
+    def __init__(self, file: StoreFile) -> None:
+        self.file = file
 
-        def _effective_now(self, clock_now: str) -> str: ...
-        def _writable(self) -> None: ...
-        def _write(self, *, creates: bool = False) -> AbstractContextManager[sqlite3.Connection]:
-            ...
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self.file.conn
+
+    @property
+    def clock(self) -> Clock:
+        return self.file.clock
+
+    @property
+    def ranking(self) -> RankingSettings:
+        return self.file.ranking
+
+    @property
+    def path(self) -> str:
+        return self.file.path
+
+    @property
+    def readonly(self) -> bool:
+        return self.file.readonly
+
+    @property
+    def Fact(self) -> type[FactModel]:  # noqa: N802 (the Peewee model's own name)
+        return self.file.Fact
+
+    def _writable(self) -> None:
+        self.file.writable()
+
+    def _write(self, *, creates: bool = False) -> AbstractContextManager[sqlite3.Connection]:
+        """One write transaction on the file (``StoreFile.write``)."""
+        return self.file.write(creates=creates)
+
+    def _effective_now(self, clock_now: str) -> str:
+        return self.file.effective_now(clock_now)

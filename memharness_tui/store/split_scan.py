@@ -26,7 +26,7 @@ from typing import Any
 
 from . import sql
 from .driver import sqlite3
-from .rows import StoreParts
+from .rows import StorePart
 
 #: Tables with fewer rows than this are scanned in one piece (~20 ms: handing work to
 #: another thread would only add to it).
@@ -57,7 +57,7 @@ class SplitScanner:
     def __init__(
         self,
         connect: Callable[[], sqlite3.Connection],
-        release: Callable[[], None],
+        release: Callable[[], object],
         *,
         parts: int | None = None,
         split_from: int = SPLIT_FROM_ROWS,
@@ -139,8 +139,9 @@ class SplitScanner:
         pool.shutdown(wait=True)
 
 
-class SplitScans(StoreParts):
-    """The Store side: which connection scans how (a memory map or not, split or not)."""
+class SplitScans(StorePart):
+    """The Store side: which connection scans how (a memory map or not, split or not). The
+    scanner lives on the file (``StoreFile.splitter``), which closes it with the file."""
 
     def without_memory_map(self) -> None:
         """Read this store's file without a memory map (``PRAGMA mmap_size = 0``).
@@ -150,9 +151,10 @@ class SplitScans(StoreParts):
         128 MB map per connection), while unmapped reads go through SQLite's small page
         cache. Scans measured no slower this way; the file is unchanged.
         """
-        self._no_mmap = True
-        self._db.map_bytes = 0
-        if not self._fresh_pending:
+        file = self.file
+        file.no_mmap = True
+        file.db.map_bytes = 0
+        if not file.fresh_pending:
             self.conn.execute("PRAGMA mmap_size = 0")
 
     def split_scans(self, parts: int | None = None, split_from: int = SPLIT_FROM_ROWS,
@@ -161,48 +163,28 @@ class SplitScans(StoreParts):
         LIKE recalls) as one id range per core, each on its own connection (store/split_scan.py);
         answers are unchanged. ``parts`` defaults to min(2, cores); the extra ranges
         give way while ``pause()`` is true (a search is running)."""
-        if self._splitter is None and self.on_disk:
-            self._splitter = SplitScanner(self._db.connection, self._db.close, parts=parts,
-                                          split_from=split_from, pause=pause)
-
-    def twin_opener(self, pause: Callable[[], bool] | None = None
-                    ) -> Callable[[], StoreParts] | None:
-        """How to open a second, read-only Store on this file for the scanning reads (call it
-        on the thread that will use it; None: no file to share yet, or ``:memory:``).
-
-        The twin has this store's clock and settings, so its answers equal this store's; it
-        reads without a memory map (scanning a mapped file keeps every page resident) and
-        splits its whole-table scans, the extra range giving way while ``pause()`` is true.
-        """
-        if not self.on_disk:
-            return None
-        opener, path = type(self).open, self.path  # type: ignore[attr-defined]
-        settings = {"clock": self.clock, "ranking": self.ranking, "trust_clock": self.trust_clock}
-
-        def open_twin() -> StoreParts:
-            twin = opener(path, readonly=True, **settings)
-            twin.without_memory_map()
-            twin.split_scans(pause=pause)
-            return twin  # type: ignore[no-any-return]
-
-        return open_twin
+        file = self.file
+        if file.splitter is None and file.on_disk:
+            file.splitter = SplitScanner(file.db.connection, file.db.close, parts=parts,
+                                         split_from=split_from, pause=pause)
 
     @property
     def interrupt_check(self) -> Callable[[], bool] | None:
         """What the split scans' worker threads ask to know that the call they serve was
         cancelled (the gateway sets it around a search; the caller's own connection is
         interrupted directly)."""
-        return self._splitter.interrupted if self._splitter is not None else None
+        splitter = self.file.splitter
+        return splitter.interrupted if splitter is not None else None
 
     @interrupt_check.setter
     def interrupt_check(self, check: Callable[[], bool] | None) -> None:
-        if self._splitter is not None:
-            self._splitter.interrupted = check
+        if self.file.splitter is not None:
+            self.file.splitter.interrupted = check
 
-    def _split_rows(self, ranged: str, params: dict[str, Any]) -> list[Any] | None:
+    def split_rows(self, ranged: str, params: dict[str, Any]) -> list[Any] | None:
         """Each id range's rows of ``ranged`` when this store splits its scans and the table is
         big enough; None: scan it whole."""
-        splitter = self._splitter
+        splitter = self.file.splitter
         if splitter is None:
             return None
         conn = self.conn
@@ -211,7 +193,7 @@ class SplitScans(StoreParts):
             return None
         return list(splitter.rows(conn, ranged, params, top))
 
-    def _scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
+    def scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
         """Rows of a whole-table scan, one list per id range (one list when not split)."""
-        parts = self._split_rows(ranged, params)
+        parts = self.split_rows(ranged, params)
         return parts if parts is not None else [self.conn.execute(whole, params).fetchall()]

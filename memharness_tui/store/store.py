@@ -1,71 +1,67 @@
 """The Store: the one way the app and the CLI read and write a memharness database.
 
-This module holds its lifecycle: opening, the fresh store that a first write creates, the
-write transaction, "now". Beside it: ``writes.py`` (remember, revise, downgrade, forget),
-``verdict_writer.py`` (the staleness writer and the pass's work list), ``recall.py`` (SPEC §7), ``browse.py`` (a fact,
-changes, stats, counts, subjects, pages, the flagged list), ``split_scan.py`` (whole-table
-scans split across cores) and ``remembered.py`` (answers remembered per snapshot).
+A facade over named parts, each an object given the open file it works on
+(``handle.StoreFile``: the connection, the write transaction, "now") and, where it needs
+them, its sibling parts:
+
+- ``_writes``: remember, revise, downgrade, forget (``writes.py``)
+- ``_verdicts``: the staleness writer and the pass's work list (``verdict_writer.py``)
+- ``_recall``: SPEC §7 (``recall.py``; its age bound, ``age_bound.py``)
+- ``_first_screen``: a quick first answer for the scanning recalls (``first_screen.py``)
+- ``_browse``: a fact, changes, stats, counts, subjects, pages, the flagged list (``browse.py``)
+- ``_scans``: whole-table scans split across cores (``split_scan.py``)
+- ``_answers``: answers remembered per snapshot (``remembered.py``)
+- ``_embeddings``: the embedding columns and reembed's work list (``embeddings_io.py``)
+- ``_hygiene``: near-duplicates of a new fact (``hygiene_reads.py``)
+
+Each public method below is its part's method (``_part("_recall", RecallReads.recall)``): one
+signature, kept with the code, so a type checker follows a call from here to its SQL.
 """
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Concatenate, ParamSpec, TypeVar
 
-from . import damage, sql
+from .age_bound import AgeBound
 from .browse import BrowseReads
 from .clock import Clock, SystemClock
-from .db import (
-    MemharnessDatabase,
-    Opened,
-    create_connection,
-    immediate,
-    open_database,
-    remove_quietly,
-    run_migrations,
-)
+from .db import MemharnessDatabase, open_database
 from .driver import sqlite3
 from .embeddings_io import EmbeddingIO
-from .errors import (
-    FileDamaged,
-    FileReplaced,
-    ReadOnlyError,
-    ReadOnlyFile,
-    show_path,
-    translate_sqlite,
-)
+from .errors import translate_sqlite
 from .first_screen import FirstScreenReads
+from .handle import StoreFile
 from .hygiene_reads import NearDuplicateReads
-from .models import bound_model
+from .models import FactModel
+from .neighbours import Neighbours, nearest
 from .recall import RecallReads
-from .remembered import RememberedReads
-from .schema import SCHEMA_VERSION
+from .remembered import Remembered
 from .split_scan import SplitScanner, SplitScans
 from .types import RankingSettings
 from .verdict_writer import VerdictWriter
 from .writes import FactWrites
 
-
-def _identity(path: str) -> tuple[int, int] | None:
-    """(st_dev, st_ino) of what ``path`` names now; None when nothing is there."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_Part = TypeVar("_Part")
 
 
-def _empty(path: str) -> bool:
-    try:
-        return os.path.getsize(path) == 0
-    except OSError:
-        return False
+def _part(name: str, method: Callable[Concatenate[_Part, _P], _R]
+          ) -> Callable[Concatenate[Store, _P], _R]:
+    """``Store.<method>``: ``method`` called on the Store's part named ``name``."""
+
+    @functools.wraps(method)
+    def call(self: Store, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return method(getattr(self, name), *args, **kwargs)
+
+    return call
 
 
-class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseReads, SplitScans,
-            RememberedReads, EmbeddingIO, NearDuplicateReads):
+class Store:
     """A memharness store on one SQLite file. Use one Store per thread.
 
     A fresh file (absent, or an empty SQLite file) is not touched by opening it: reads
@@ -76,7 +72,7 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
     def __init__(
         self,
         path: str,
-        db: Any,
+        db: MemharnessDatabase | None,
         *,
         schema_version: int,
         clock: Clock,
@@ -88,39 +84,21 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
         readonly_reason: str | None = None,
         create_folder: bool = False,
     ) -> None:
-        self.path = path
-        self.schema_version = schema_version
-        self.clock = clock
-        self.ranking = ranking
-        self.readonly = readonly
-        #: why a read-write open fell back to read-only (None when asked for, or writable)
-        self.readonly_reason = readonly_reason
-        self.migration_note = migration_note
-        self.trust_clock = trust_clock
-        #: the file was absent or empty when opened: the app shows a "new, empty store" notice.
-        #: Stays True for this Store's lifetime (the first write creates the file).
-        self.is_new = fresh
-        self._create_folder = create_folder
-        # Fresh and not yet created: reads go to an empty in-memory store with the schema.
-        self._fresh_pending = fresh and path != ":memory:" and db is None
-        self._seen: tuple[int, int] | None = None
-        # Answers of the scanning reads, by name: (snapshot, arguments, answer[, now window]).
-        self._memo: dict[str, tuple[Any, ...]] = {}
-        self._no_mmap = False
-        self._splitter: SplitScanner | None = None
-        if db is None:
-            db = MemharnessDatabase(":memory:", empty_schema=True)
-        self._db = db
-        self.Fact = bound_model(db)
-        #: (file, -wal, -shm) identities of the file this store has open, taken when opened
-        self._ids: tuple[tuple[int, int] | None, ...] | None = None
-        #: why this store stopped (its path names another file now, or none): every later
-        #: call raises FileReplaced with it instead of silently reconnecting to the new file
-        self._gone: str | None = None
-        if not self._fresh_pending and path != ":memory:":
-            self._note_identity()
-
-    # --- lifecycle -------------------------------------------------------------------
+        self._file = StoreFile(
+            path, db, schema_version=schema_version, clock=clock, ranking=ranking,
+            readonly=readonly, migration_note=migration_note, trust_clock=trust_clock,
+            fresh=fresh, readonly_reason=readonly_reason, create_folder=create_folder,
+        )
+        self._answers = Remembered(self._file)
+        self._scans = SplitScans(self._file)
+        self._browse = BrowseReads(self._file, self._scans, self._answers)
+        self._age = AgeBound(self._file)
+        self._recall = RecallReads(self._file, self._scans, self._age)
+        self._first_screen = FirstScreenReads(self._file, self._recall)
+        self._writes = FactWrites(self._file)
+        self._verdicts = VerdictWriter(self._file)
+        self._embeddings = EmbeddingIO(self._file)
+        self._hygiene = NearDuplicateReads(self._file)
 
     @classmethod
     def open(
@@ -169,79 +147,28 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
             create_folder=create,
         )
 
-    def close(self) -> None:
-        if self._splitter is not None:
-            self._splitter.close()
-            self._splitter = None
-        if self._gone is None and self._ids is not None and self.file_problem() is not None:
-            self._let_go()  # the file was replaced or deleted: leave no -wal beside the new one
-            return
-        self._db.close()
+    def twin_opener(self, pause: Callable[[], bool] | None = None
+                    ) -> Callable[[], Store] | None:
+        """How to open a second, read-only Store on this file for the scanning reads (call it
+        on the thread that will use it; None: no file to share yet, or ``:memory:``).
 
-    # --- is the path still the file we have open? (issue: mv/rm under an open store) -----
-
-    def _note_identity(self) -> None:
-        """Remember which file (and -wal/-shm) we have open. Called right after opening."""
-        with contextlib.suppress(Exception):
-            self._db.connection()  # WAL mode creates the -wal/-shm on the first connection
-        self._ids = tuple(_identity(self.path + s) for s in ("", "-wal", "-shm"))
-
-    def file_problem(self) -> str | None:
-        """One sentence when ``path`` no longer names the file this store has open (it was
-        deleted, or another file was moved over it); None while it still does. One stat."""
-        if self._gone is not None:
-            return self._gone
-        if self._ids is None or self._ids[0] is None:
+        The twin has this store's clock and settings, so its answers equal this store's; it
+        reads without a memory map (scanning a mapped file keeps every page resident) and
+        splits its whole-table scans, the extra range giving way while ``pause()`` is true.
+        """
+        if not self.on_disk:
             return None
-        now = _identity(self.path)
-        if now == self._ids[0]:
-            return None
-        shown = show_path(self.path)
-        if now is None:
-            return (f"{shown} was deleted while it was open; nothing more is written to it "
-                    "— reopen to start a new store there, or restore the file")
-        return (f"{shown} was replaced by another file while it was open; nothing more is "
-                "written to the old one — reopen to use the file that is there now")
+        opener, path, f = type(self).open, self.path, self._file
+        clock, ranking, trust_clock = f.clock, f.ranking, f.trust_clock
 
-    def check_file(self) -> None:
-        """Raise :class:`FileReplaced` (and let go of the old file) when the path no longer
-        names the open file: before each write, on the app's poll, before a pass's batch."""
-        problem = self.file_problem()
-        if problem is None:
-            return
-        self._stop_using(problem)
-        raise FileReplaced(problem)
+        def open_twin() -> Store:
+            twin = opener(path, readonly=True, clock=clock, ranking=ranking,
+                          trust_clock=trust_clock)
+            twin.without_memory_map()
+            twin.split_scans(pause=pause)
+            return twin
 
-    def _stop_using(self, problem: str) -> None:
-        if self._gone is None:
-            self._let_go()
-            self._gone = problem
-
-    def _let_go(self) -> None:
-        """Stop using a file the path no longer names, leaving nothing of it beside the path.
-
-        SQLite skips its checkpoint-on-close for a moved or deleted file and so leaves the
-        old file's -wal (and -shm) beside the path, where the next open would read them as
-        the new file's own — pages of one file applied to another. So: checkpoint our WAL
-        into the old file ourselves (our own writes are kept with it), close, then remove
-        the -wal/-shm if they are still the ones we opened (a -wal that came with the new
-        file is left alone)."""
-        with contextlib.suppress(Exception):
-            self._db.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-        if self._splitter is not None:
-            with contextlib.suppress(Exception):
-                self._splitter.close()
-            self._splitter = None
-        with contextlib.suppress(Exception):
-            self._db.close()
-        self._memo.clear()
-        if self.readonly:
-            return  # the writer (if any) checkpoints and tidies; a reader only lets go
-        ids = self._ids or (None, None, None)
-        for suffix, ours in (("-wal", ids[1]), ("-shm", ids[2])):
-            if ours is not None and _identity(self.path + suffix) == ours:
-                with contextlib.suppress(OSError):
-                    os.remove(self.path + suffix)
+        return open_twin
 
     def __enter__(self) -> Store:
         return self
@@ -249,134 +176,179 @@ class Store(FactWrites, VerdictWriter, RecallReads, FirstScreenReads, BrowseRead
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # --- the file (handle.py) ----------------------------------------------------------
+
+    def close(self) -> None:
+        self._file.close()
+
+    def file_problem(self) -> str | None:
+        """One sentence when ``path`` no longer names the file this store has open (it was
+        deleted, or another file was moved over it); None while it still does. One stat."""
+        return self._file.file_problem()
+
+    def check_file(self) -> None:
+        """Raise :class:`FileReplaced` (and let go of the old file) when the path no longer
+        names the open file: before each write, on the app's poll, before a pass's batch."""
+        self._file.check_file()
+
+    def now(self) -> str:
+        """A fresh timestamp from the store's clock (consumes one)."""
+        return self._file.now()
+
+    def _effective_now(self, clock_now: str) -> str:
+        """The later of the clock's now and the newest tx_at in the file."""
+        return self._file.effective_now(clock_now)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self._file.conn
+
+    def _writable(self) -> None:
+        """Refuse (one sentence) a write to a read-only or replaced file (hygiene/fixes.py)."""
+        self._file.writable()
+
+    def _write(self, *, creates: bool = False) -> AbstractContextManager[sqlite3.Connection]:
+        """The store's write transaction (``StoreFile.write``), for writers outside the
+        store's parts (hygiene/fixes.py)."""
+        return self._file.write(creates=creates)
+
     @property
     def on_disk(self) -> bool:
         """Whether the store's file exists with its schema, so another connection (a second,
         read-only Store) can open it: False for ``:memory:`` and a fresh store not yet written."""
-        return self.path != ":memory:" and not self._fresh_pending
+        return self._file.on_disk
 
     @property
-    def conn(self) -> sqlite3.Connection:
-        if self._gone is not None:
-            raise FileReplaced(self._gone)
-        if self._fresh_pending:
-            self._adopt_if_created()
-        return self._db.connection()
+    def path(self) -> str:
+        return self._file.path
 
-    def _adopt_if_created(self) -> None:
-        """A fresh store whose file has since been created (by us or another process): use it."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return
-        wal = self.path + "-wal"
-        wal_size = os.path.getsize(wal) if os.path.exists(wal) else 0
-        seen = (st.st_size, st.st_mtime_ns + wal_size)
-        if st.st_size == 0 or seen == self._seen:
-            return
-        self._seen = seen
-        opened = open_database(self.path, readonly=self.readonly, create_folder=False)
-        if opened.db is None:
-            return  # still empty (say, only the WAL header so far)
-        self._switch_to(opened)
+    @property
+    def clock(self) -> Clock:
+        return self._file.clock
 
-    def _switch_to(self, opened: Opened) -> None:
-        self._memo.clear()
-        self._db.close()
-        self._db = opened.db
-        if self._no_mmap:
-            opened.db.map_bytes = 0
-        self.Fact = bound_model(opened.db)
-        self.schema_version = opened.version
-        self.readonly = opened.readonly
-        self.readonly_reason = opened.readonly_reason
-        self._fresh_pending = False
-        self._note_identity()
+    @clock.setter
+    def clock(self, clock: Clock) -> None:
+        """Replace the clock every part stamps with (a test's or an audit's)."""
+        self._file.clock = clock
 
-    def _writable(self) -> None:
-        if self._gone is not None:
-            raise FileReplaced(self._gone)
-        if self.readonly:
-            shown = show_path(self.path)
-            if self.readonly_reason:
-                raise ReadOnlyFile(
-                    f"{shown} is open read-only because {self.readonly_reason}; nothing was "
-                    "written — fix the permissions to write to it"
-                )
-            raise ReadOnlyError(f"{shown} is open read-only; nothing was written")
+    @property
+    def ranking(self) -> RankingSettings:
+        return self._file.ranking
 
-    @contextlib.contextmanager
-    def _write(self, *, creates: bool = False) -> Iterator[sqlite3.Connection]:
-        """One BEGIN IMMEDIATE write transaction; rolled back (nothing written) on any error.
+    @property
+    def trust_clock(self) -> bool:
+        return self._file.trust_clock
 
-        On a fresh store a write that ``creates`` a row (remember) creates the file: the
-        schema and the row commit together, so a failure leaves the file as it was (an
-        absent file we created is removed again). Other writes on a fresh store run against
-        the empty in-memory store and so refuse or change nothing, exactly as on an empty file.
-        """
-        self._writable()
-        with translate_sqlite(self.path, writing=True):
-            if self._fresh_pending:
-                self._adopt_if_created()
-            if not (self._fresh_pending and creates):
-                try:
-                    with immediate(self.conn) as conn:
-                        # Inside the write lock, so nothing commits into a file the path no
-                        # longer names, or one SQLite has reported damaged.
-                        self._refuse_unsafe_write()
-                        yield conn
-                except FileReplaced as exc:
-                    self._stop_using(exc.message)  # after the rollback: then let go
-                    raise
-                return
-            conn, created = create_connection(self.path, create_folder=self._create_folder)
-            committed = False
-            try:
-                with immediate(conn):
-                    start = run_migrations(conn, self.path)
-                    yield conn
-                committed = True
-                if start < SCHEMA_VERSION:
-                    self.migration_note = f"initialised schema {start} → {SCHEMA_VERSION}"
-            finally:
-                conn.close()
-                if not committed and created and _empty(self.path):
-                    remove_quietly(self.path)
-        # Reopen as a normal (WAL) store; if that fails now the write still stands and the
-        # next call retries.
-        self._seen = None
-        with contextlib.suppress(Exception):
-            self._adopt_if_created()
+    @property
+    def readonly(self) -> bool:
+        return self._file.readonly
 
-    def _refuse_unsafe_write(self) -> None:
-        if self.path == ":memory:":
-            return
-        problem = self.file_problem()
-        if problem is not None:
-            raise FileReplaced(problem)
-        if damage.known(self.path):
-            raise FileDamaged(
-                f"{show_path(self.path)} has damaged pages (SQLite reported them when it "
-                "was read); nothing was written — restore it from a backup and start again, or "
-                "copy out what is readable with `sqlite3 FILE .recover`"
-            )
+    @property
+    def readonly_reason(self) -> str | None:
+        """Why a read-write open fell back to read-only (None when asked for, or writable)."""
+        return self._file.readonly_reason
 
-    def similar_by_meaning(self, fact_id: int, limit: int = 8) -> Any:
+    @property
+    def migration_note(self) -> str | None:
+        return self._file.migration_note
+
+    @property
+    def schema_version(self) -> int:
+        return self._file.schema_version
+
+    @property
+    def is_new(self) -> bool:
+        """The file was absent or empty when opened: the app shows a "new, empty store" notice.
+        Stays True for this Store's lifetime (the first write creates the file)."""
+        return self._file.is_new
+
+    @property
+    def Fact(self) -> type[FactModel]:  # noqa: N802 (the Peewee model's own name)
+        return self._file.Fact
+
+    @property
+    def _db(self) -> MemharnessDatabase:
+        return self._file.db
+
+    @property
+    def _splitter(self) -> SplitScanner | None:
+        return self._file.splitter
+
+    # --- writes (writes.py) --------------------------------------------------------------
+
+    remember = _part("_writes", FactWrites.remember)
+    revise = _part("_writes", FactWrites.revise)
+    downgrade = _part("_writes", FactWrites.downgrade)
+    forget = _part("_writes", FactWrites.forget)
+
+    # --- the staleness writer (verdict_writer.py) ---------------------------------------
+
+    staleness_targets = _part("_verdicts", VerdictWriter.staleness_targets)
+    backfill_candidates = _part("_verdicts", VerdictWriter.backfill_candidates)
+    set_staleness = _part("_verdicts", VerdictWriter.set_staleness)
+    set_staleness_many = _part("_verdicts", VerdictWriter.set_staleness_many)
+
+    # --- recall (recall.py) -----------------------------------------------------------
+
+    recall = _part("_recall", RecallReads.recall)
+    recall_first_screen = _part("_first_screen", FirstScreenReads.recall_first_screen)
+    # the age bound on its own (tests/store/test_age_bound.py checks its cut dates)
+    _recent_enough = _part("_age", AgeBound.recent_enough)
+
+    @property
+    def vec_enabled(self) -> bool:
+        """Whether sqlite-vec is loaded here (else recall is keyword-only, as the server's)."""
+        return self._recall.vec_enabled
+
+    # --- vectors (embeddings_io.py) -----------------------------------------------------
+
+    set_embedding = _part("_embeddings", EmbeddingIO.set_embedding)
+    set_embeddings = _part("_embeddings", EmbeddingIO.set_embeddings)
+    embed_targets = _part("_embeddings", EmbeddingIO.embed_targets)
+    count_embed_targets = _part("_embeddings", EmbeddingIO.count_embed_targets)
+    embedded_count = _part("_embeddings", EmbeddingIO.embedded_count)
+    model_mix = _part("_embeddings", EmbeddingIO.model_mix)
+
+    # --- hygiene (hygiene_reads.py) -------------------------------------------------------
+
+    near_duplicates = _part("_hygiene", NearDuplicateReads.near_duplicates)
+
+    # --- similar by meaning (neighbours.py) ---------------------------------------------
+
+    def similar_by_meaning(self, fact_id: int, limit: int = 8) -> Neighbours:
         """The current facts nearest ``fact_id`` by cosine over stored vectors (neighbours.py)."""
-        from .neighbours import nearest
-
         with translate_sqlite(self.path, writing=False):
             return nearest(self.conn, fact_id, now=self.clock.peek(), limit=limit,
                            vec_loaded=self.vec_enabled)
 
-    def now(self) -> str:
-        """A fresh timestamp from the store's clock (consumes one)."""
-        return self.clock.now()
+    # --- browsing (browse.py) ---------------------------------------------------------
 
-    def _effective_now(self, clock_now: str) -> str:
-        """The later of the clock's now and the newest tx_at in the file (another writer may be ahead)."""
-        if self.trust_clock:
-            return clock_now
-        row = self.conn.execute(sql.MAX_TX_AT).fetchone()
-        newest = row[0] if row else None
-        return newest if newest is not None and newest > clock_now else clock_now
+    get = _part("_browse", BrowseReads.get)
+    why = _part("_browse", BrowseReads.why)
+    diff = _part("_browse", BrowseReads.diff)
+    stats = _part("_browse", BrowseReads.stats)
+    check_integrity = _part("_browse", BrowseReads.check_integrity)
+    largest_id = _part("_browse", BrowseReads.largest_id)
+    data_version = _part("_browse", BrowseReads.data_version)
+    counts = _part("_browse", BrowseReads.counts)
+    subjects = _part("_browse", BrowseReads.subjects)
+    list_facts = _part("_browse", BrowseReads.list_facts)
+    flagged = _part("_browse", BrowseReads.flagged)
+    # the big-subject walk on its own (tests/store/test_as_of_rule.py checks it is taken)
+    _newest_of_big_subject = _part("_browse", BrowseReads._newest_of_big_subject)
+
+    # --- how the whole-table scans run (split_scan.py) -----------------------------------
+
+    without_memory_map = _part("_scans", SplitScans.without_memory_map)
+    split_scans = _part("_scans", SplitScans.split_scans)
+
+    @property
+    def interrupt_check(self) -> Callable[[], bool] | None:
+        """What the split scans' worker threads ask to know that the call they serve was
+        cancelled (the gateway sets it around a search)."""
+        return self._scans.interrupt_check
+
+    @interrupt_check.setter
+    def interrupt_check(self, check: Callable[[], bool] | None) -> None:
+        self._scans.interrupt_check = check
+

@@ -59,12 +59,10 @@ def check_confidence(value: object) -> float:
 
 def check_importance(value: object) -> int:
     """SPEC §6/§10: an integer 1..10 (5.0 counts as 5). Public: forms use it."""
-    ok = not isinstance(value, bool) and (
-        isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    )
-    if not ok or not 1 <= value <= 10:  # type: ignore[operator]
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or (isinstance(value, float) and not value.is_integer()) or not 1 <= value <= 10):
         raise InvalidInput(f"importance must be an integer in [1, 10], got {value!r}")
-    return int(value)  # type: ignore[arg-type]
+    return int(value)
 
 
 def check_kind(value: object) -> str:

@@ -10,13 +10,13 @@ from typing import Any
 from . import sql
 from .driver import sqlite3
 from .errors import InvalidInput, NotFound
-from .rows import StoreParts, _guarded
+from .rows import StorePart, _guarded
 from .timeutil import normalize_iso
 from .types import FRESHNESS_VALUES, StalenessTarget, StalenessUpdate
 from .validation import check_id, check_positive_int, check_str
 
 
-class VerdictWriter(StoreParts):
+class VerdictWriter(StorePart):
     """``Store``'s staleness side: the pass's work list and its verdict writes."""
 
 
@@ -75,8 +75,9 @@ class VerdictWriter(StoreParts):
         stamps: dict[str, str] = {}
         heads: dict[str, str] = {}
         for u in updates:
-            fact_id, freshness, at, head, commit, path = u if type(u) is tuple else (
-                u.id, u.freshness, u.checked_at, u.checked_head, u.source_commit, u.source_path)
+            fact_id, freshness, at, head, commit, path = (
+                u.id, u.freshness, u.checked_at, u.checked_head, u.source_commit, u.source_path
+            ) if isinstance(u, StalenessUpdate) else u
             if freshness not in FRESHNESS_VALUES:
                 raise InvalidInput(
                     f"freshness must be one of {', '.join(FRESHNESS_VALUES)}, got {freshness!r}"

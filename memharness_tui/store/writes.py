@@ -8,7 +8,7 @@ from typing import Any
 from . import sql
 from .driver import sqlite3
 from .errors import InvalidInput, NotFound
-from .rows import StoreParts, _fact, _guarded, _successors
+from .rows import StorePart, _fact, _guarded, _successors
 from .timeutil import js_trim, normalize_iso
 from .types import FRESHNESS_VALUES, Fact
 from .validation import (
@@ -64,7 +64,7 @@ class _Inherit:
 INHERIT: Any = _Inherit()
 
 
-class FactWrites(StoreParts):
+class FactWrites(StorePart):
     """``Store``'s write path: new rows, supersession, retraction."""
 
     @_guarded(writing=True)

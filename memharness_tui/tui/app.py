@@ -191,6 +191,8 @@ class MemharnessApp(App[int]):
         app_early.shorten_switch_interval()  # restored at unmount
         self.idle_gc.start(self)
         self.themes.announce(self._theme_problems)
+        # rows carry their colours (badges, counts) as drawn: a new theme draws them again
+        self.theme_changed_signal.subscribe(self, lambda _theme: self.reload_all())
         self._open_store()
 
     def _open_store(self) -> None:

@@ -15,25 +15,16 @@ screen (``gc_policy``, where the app's collector policy lives).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 from memharness_tui.tui import gc_policy
-from memharness_tui.tui.services import RecallQuery, StoreGateway, should_open_readonly
+from memharness_tui.tui.services import RecallQuery, StoreGateway
+from memharness_tui.tui.services.gateway import store_opener
 from memharness_tui.tui.services.store import recall_call, store_info
 
-
-def opener(path: str | None, readonly: bool) -> Callable[[], Any]:
-    """How the app opens ``path`` (None: SPEC §1's default) on its DB thread."""
-    def open_store() -> Any:
-        from memharness_tui.store import Store
-
-        ro = readonly or should_open_readonly(path)
-        return Store.open(path, readonly=ro)
-
-    return open_store
+opener = store_opener  # how the app opens ``path`` on its DB thread (the services' door)
 
 
 @dataclass
@@ -52,7 +43,7 @@ class EarlyStart:
         """Drop it: the recall never runs or is interrupted, and the store is closed."""
         self.recall.cancel()
         if self.ticket is not None:
-            self.gateway._interrupt(self.ticket)  # noqa: SLF001 - the gateway's own ticket
+            self.gateway.interrupt(self.ticket)
         self.gateway.close()
 
 

@@ -12,10 +12,10 @@ Every write is refused on a read-only store, and every successful one moves the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
+from memharness_tui.staleness.pins import repin_ref  # the pin rule, kept with the pins
 from memharness_tui.tui.services.git import GitView, Judged
 from memharness_tui.tui.services.store import AGENTS, APP_AGENT, BulkResult, FactValues
 from memharness_tui.tui.state import DEFAULT_FACTOR
@@ -99,25 +99,6 @@ def parse_pin_path(raw: str) -> str | None:
     if norm == "":
         raise InvalidInput(f"pin path must be inside the repo, got {raw.strip()!r}")
     return norm
-
-
-def repin_ref(source_ref: str, new_commit: str) -> str:
-    """``name@OLDSHA:path`` → ``name@NEWSHA:path``: a ref naming the old pin names the new one.
-
-    Refs that hold no pin (``session-41``, URLs) are kept as they are.
-    """
-    from memharness_tui.staleness.pins import parse_source_ref
-
-    pin = parse_source_ref(source_ref)
-    if pin is None:
-        return source_ref
-    pattern = re.compile(re.escape(pin.commit), re.IGNORECASE)
-    match = pattern.search(source_ref)
-    if match is None:
-        return source_ref
-    width = len(match.group(0))
-    replacement = new_commit if width >= 40 else new_commit[: max(width, 7)]
-    return source_ref[: match.start()] + replacement + source_ref[match.end():]
 
 
 # ----- guards ----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from memharness_tui.config import (
     folder_lock,
     readable_json,
 )
+from memharness_tui.tui.services.git import find_repo_around, work_tree
 
 __all__ = ["REPOS_FILE", "SettingsFileDamaged", "db_key", "repos_file_problem", "default_repos", "display_path", "load_repos", "save_repos",
            "saved_repos", "work_tree"]
@@ -26,23 +27,13 @@ __all__ = ["REPOS_FILE", "SettingsFileDamaged", "db_key", "repos_file_problem", 
 REPOS_FILE = "staleness-repos.json"
 
 
-def work_tree(found: str | os.PathLike[str]) -> Path:
-    """``/x/repo/.git`` → ``/x/repo`` (what a person recognises); bare repos stay as they are."""
-    p = Path(found)
-    if p.name == ".git":
-        p = p.parent
-    return p
-
-
 def default_repos(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     """The git repo around ``cwd`` (or the current folder), or nothing."""
-    from memharness_tui.staleness.git import find_repo
-
     try:
-        found = find_repo(Path(cwd) if cwd is not None else Path.cwd())
+        found = find_repo_around(cwd)
     except Exception:  # noqa: BLE001 - an odd cwd just means "no default"
         return []
-    return [str(work_tree(found))] if found is not None else []
+    return [found] if found is not None else []
 
 
 def db_key(db: str | os.PathLike[str] | None) -> str:

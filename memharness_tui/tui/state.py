@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.runner import PassProgress
+    from memharness_tui.tui.services.passes import PassProgress
 
 DEFAULT_FACTOR = 0.5
 

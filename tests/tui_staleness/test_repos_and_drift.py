@@ -97,4 +97,4 @@ async def test_every_flagged_fact_is_listed_and_the_verdict_filter_narrows(env: 
         assert [f.freshness for f in dash.panel.shown] == ["unresolved", "unresolved"]
         assert [f.id for f in dash.panel.shown] == [env.ids[4], env.ids[5]]
         label = dash.query_one("#dash-filters-label", Static).render().plain
-        assert label.startswith("5 flagged (2 match)")
+        assert label.startswith("5 flagged (2 matches)")

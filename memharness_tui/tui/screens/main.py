@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
 from memharness_tui.tui.gc_policy import freeze_long_lived
+from memharness_tui.tui.messages import ConfirmWanted, ReposWanted
 from memharness_tui.tui.perf.binding import binding_context
 from memharness_tui.tui.perf.footer import KeysFooter
 from memharness_tui.tui.screens.base import AppScreen
@@ -103,6 +104,22 @@ class MainScreen(AppScreen):
         self._pane_mounts: dict[str, Awaitable[None]] = {}
         self._id_width: int | None = None
 
+    def on_confirm_wanted(self, message: ConfirmWanted) -> None:
+        """A pane asks to confirm: this screen opens the confirmation."""
+        from memharness_tui.tui.screens.confirm import ConfirmScreen
+
+        message.stop()
+        self.app.push_screen(ConfirmScreen(message.title, message.detail,
+                                           confirm=message.confirm, danger=message.danger),
+                             message.answered)
+
+    def on_repos_wanted(self, message: ReposWanted) -> None:
+        """A pane asks for the repos editor: this screen opens it."""
+        from memharness_tui.tui.screens.repos import ReposScreen
+
+        message.stop()
+        self.app.push_screen(ReposScreen(list(message.repos)), message.chosen)
+
     def on_mount(self) -> None:
         for name in MIRRORED:
             self.watch(self.app, name, self._mirror(name), init=False)
@@ -167,7 +184,7 @@ class MainScreen(AppScreen):
 
     def _next_refresh(self) -> asyncio.Future[None]:
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.call_after_refresh(lambda: done.done() or done.set_result(None))
+        self.call_after_refresh(lambda: None if done.done() else done.set_result(None))
         return done
 
     def _mirror(self, name: str):  # noqa: ANN202 - a small closure

@@ -6,7 +6,6 @@ Dismisses with the new list (saved by the caller) or None when nothing changed.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events, on
@@ -18,24 +17,8 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from memharness_tui.tui.render import clean
-from memharness_tui.tui.repos import display_path, work_tree
-
-if TYPE_CHECKING:
-    pass
-
-
-def check_repo(path: str) -> tuple[str | None, str | None]:
-    """(work tree, None) for a usable repo, or (None, the reason it is not). Runs git."""
-    from pathlib import Path
-
-    from memharness_tui.staleness.git import GitChecker, RepoError
-
-    p = Path(path).expanduser()
-    try:
-        ch = GitChecker(p)
-    except RepoError as exc:
-        return None, str(exc)
-    return str(work_tree(ch.path)), None
+from memharness_tui.tui.repos import display_path
+from memharness_tui.tui.services.git import check_repo
 
 
 class ReposScreen(ModalScreen[list[str] | None]):

@@ -25,9 +25,8 @@ from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.similar import SimilarList
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.git import Drift
-    from memharness_tui.staleness.triage import Triage, TriageHunk
     from memharness_tui.tui.app import MemharnessApp
+    from memharness_tui.tui.services.git import Drift, Triage, TriageHunk
 
 WRITE_ACTIONS = {"rewrite", "still_true", "downgrade", "retract"}
 MAX_DIFF_LINES = 3000  # a diff longer than this is cut (the rest is one `git diff` away)
@@ -118,7 +117,7 @@ def triage_text(result: Triage, app: object, *, max_lines: int = 400) -> Text:
 
 def _shifted(spans: Any) -> list[Any]:
     """Spans moved one place right (the line is shown after its ``+`` / ``-`` / space)."""
-    from memharness_tui.staleness.triage import TermSpan
+    from memharness_tui.tui.services.git import TermSpan
 
     return [TermSpan(sp.start + 1, sp.end + 1, sp.term) for sp in spans]
 
@@ -311,9 +310,12 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         t = self.triage
         where = (f"on its new path {clean(t.new_path, single_line=True)} (git finds it moved)"
                  if t is not None and t.outcome == "moved" and t.new_path else "(same path)")
+        warning = ("\n\n⚠ The triage says the change at HEAD touches this fact's words: "
+                   "read the diff first; rewrite (e) if they no longer hold."
+                   if t is not None and t.outcome == "touches" else "")
         self._confirm(f"Still true at HEAD: #{f.id}?",
                       f"{clean(f.fact)}\n\nRevise it with the same text, pinned at HEAD "
-                      f"{where}, and record it as current.", "Still true", go)
+                      f"{where}, and record it as current.{warning}", "Still true", go)
 
     def action_downgrade(self) -> None:
         f = self.fact

@@ -20,7 +20,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from memharness_tui.tui.services.protocol import Interruptible, StoreProtocol
 
 T = TypeVar("T")
 PROGRESS_OPS = 100_000
@@ -30,7 +32,8 @@ Python call and needs the GIL, which the UI thread holds while it lays out and p
 10,000 steps the opening search (~100 ms of SQLite, ~470 looks) took 2-3x as long in the
 app as alone, waiting for the GIL at every look."""
 
-StoreLike = Any  # memharness_tui.store.Store (kept loose so this module imports without it)
+StoreLike = StoreProtocol
+"""What the DB thread holds: a Store (``memharness_tui.store.Store``), seen as the protocol."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,19 @@ def should_open_readonly(path: str | None) -> bool:
     return not os.access(p, os.W_OK) or not os.access(p.parent, os.W_OK)
 
 
-def _connection_of(store: StoreLike) -> Any:
+def store_opener(path: str | None, readonly: bool) -> Callable[[], StoreProtocol]:
+    """How the app opens ``path`` (None: SPEC §1's default) on its DB thread: the one place
+    the UI opens a Store."""
+    def open_store() -> StoreProtocol:
+        from memharness_tui.store import Store
+
+        ro = readonly or should_open_readonly(path)
+        return Store.open(path, readonly=ro)
+
+    return open_store
+
+
+def _connection_of(store: StoreLike) -> Interruptible | None:
     """The store's SQLite connection on this (the DB) thread, or None (a fresh store, a fake)."""
     try:
         conn = store.conn
@@ -106,7 +121,7 @@ class StoreGateway:
             max_workers=1, thread_name_prefix=name)
         self._lock = threading.Lock()
         # (ticket, its cancel flag, connection) of the interruptible read running now
-        self._running: tuple[object, threading.Event, Any] | None = None
+        self._running: tuple[object, threading.Event, Interruptible | None] | None = None
         # The read-only scan gateway: None until decided, then a gateway or False (use this one)
         self._scan: StoreGateway | bool | None = None
         self._scan_lock: asyncio.Lock | None = None
@@ -124,11 +139,12 @@ class StoreGateway:
         self._twin: Callable[[], StoreLike] | None = None
 
     def _run(self, fn: Callable[[StoreLike], T], ticket: object | None = None) -> T:
-        if self._store is None:
+        store = self._store
+        if store is None:
             try:
-                self._store = self._opener()
-                self._twin = _scan_opener(self._store, self._busy)
-                _split_searches(self._store)
+                store = self._store = self._opener()
+                self._twin = _scan_opener(store, self._busy)
+                _split_searches(store)
             finally:
                 with self._lock:
                     self._opened.set()
@@ -136,25 +152,25 @@ class StoreGateway:
                 for loop, fut in waiters:
                     loop.call_soon_threadsafe(_resolve, fut)
         if ticket is None:
-            return fn(self._store)
+            return fn(store)
         # A progress handler, not only ``conn.interrupt()``: an interrupt that lands before the
         # statement starts is a no-op in SQLite, while the handler sees the flag whenever it is set.
         cancelled = threading.Event()
-        conn = _connection_of(self._store)
+        conn = _connection_of(store)
         with self._lock:
             self._running = (ticket, cancelled, conn)
         if conn is not None:
             conn.set_progress_handler(cancelled.is_set, PROGRESS_OPS)
-        splits = hasattr(self._store, "interrupt_check")
+        splits = hasattr(store, "interrupt_check")
         if splits:
-            self._store.interrupt_check = cancelled.is_set  # type: ignore[union-attr]
+            store.interrupt_check = cancelled.is_set
         try:
-            return fn(self._store)
+            return fn(store)
         finally:
             if conn is not None:
                 conn.set_progress_handler(None, 0)
             if splits:
-                self._store.interrupt_check = None  # type: ignore[union-attr]
+                store.interrupt_check = None
             with self._lock:
                 self._running = None
 
@@ -192,7 +208,7 @@ class StoreGateway:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             if ticket is not None:
-                self._interrupt(ticket)
+                self.interrupt(ticket)
             raise
         finally:
             self._calls -= 1
@@ -259,7 +275,7 @@ class StoreGateway:
         else:
             opening.add_done_callback(lambda f: f.cancelled() or f.exception())
 
-    def _interrupt(self, ticket: object) -> None:
+    def interrupt(self, ticket: object) -> None:
         """Interrupt the read ``ticket`` names if it is still the one running (thread-safe:
         the lock keeps the interrupt from landing on the call after it)."""
         with self._lock:

@@ -14,20 +14,83 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from memharness_tui.staleness.analysis import Triager
     from memharness_tui.staleness.git import Drift, GitChecker
     from memharness_tui.staleness.triage import Triage
+    from memharness_tui.staleness.watch import HeadSource
 
 T = TypeVar("T")
 
-__all__ = ["GitView", "Judged", "RevisePicture", "RowAnalysis", "StillTrue", "Stopped", "judge",
-           "judge_facts", "off_loop", "open_triager", "revise_picture", "still_true_plan"]
+__all__ = ["GitView", "Judged", "RevisePicture", "RowAnalysis", "StillTrue", "Stopped",
+           "check_repo", "find_repo_around", "judge", "judge_facts", "off_loop", "open_probes",
+           "open_triager", "revise_picture", "still_true_plan", "work_tree"]
+#: The staleness engine's types the UI shows, imported from here on first use (they bring
+#: the engine's modules; the app starts without them).
+_LATER = {"Drift": "git", "HeadSource": "watch", "TermSpan": "triage", "Triage": "triage",
+          "TriageHunk": "triage"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"memharness_tui.staleness.{module}"), name)
+
+
+# ----- repos: finding one, checking one, watching HEADs ------------------------------------
+
+
+def work_tree(found: str | os.PathLike[str]) -> Path:
+    """``/x/repo/.git`` → ``/x/repo`` (what a person recognises); bare repos stay as they are."""
+    p = Path(found)
+    if p.name == ".git":
+        p = p.parent
+    return p
+
+
+def find_repo_around(cwd: str | os.PathLike[str] | None = None) -> str | None:
+    """The work tree of the git repo around ``cwd`` (or the current folder), or None. Runs git."""
+    from memharness_tui.staleness.git import find_repo
+
+    found = find_repo(Path(cwd) if cwd is not None else Path.cwd())
+    return str(work_tree(found)) if found is not None else None
+
+
+def check_repo(path: str) -> tuple[str | None, str | None]:
+    """(work tree, None) for a usable repo, or (None, the reason it is not). Runs git."""
+    from memharness_tui.staleness.git import GitChecker, RepoError
+
+    p = Path(path).expanduser()
+    try:
+        ch = GitChecker(p)
+    except RepoError as exc:
+        return None, str(exc)
+    return str(work_tree(ch.path)), None
+
+
+def open_probes(repos: Sequence[str]) -> tuple[list[HeadSource], list[str]]:
+    """A HEAD probe per repo that opens, and one line per repo that does not."""
+    from memharness_tui.staleness.git import RepoError
+    from memharness_tui.staleness.git_head import HeadProbe
+
+    probes: list[HeadSource] = []
+    errors: list[str] = []
+    for r in repos:
+        try:
+            probes.append(HeadProbe(r))
+        except RepoError as exc:
+            errors.append(str(exc))
+    return probes, errors
 
 
 class Stopped(Exception):

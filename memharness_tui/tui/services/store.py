@@ -11,11 +11,12 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memharness_tui.tui.services import git
 from memharness_tui.tui.services.gateway import StoreGateway, StoreInfo
 from memharness_tui.tui.services.git import Judged
+from memharness_tui.tui.services.protocol import StoreProtocol
 
 if TYPE_CHECKING:
     from memharness_tui.store.types import (
@@ -145,20 +146,20 @@ def _verdict(judged: Judged | None) -> tuple[str, str] | None:
 
 
 def _revised_pin(source_ref: str, new_commit: str) -> str:
-    from memharness_tui.tui.editing import repin_ref
+    from memharness_tui.staleness.pins import repin_ref
 
     return repin_ref(source_ref, new_commit)
 
 
-def store_info(s: Any) -> tuple[StoreInfo, str | None]:
+def store_info(s: StoreProtocol) -> tuple[StoreInfo, str | None]:
     """On the DB thread: the open store's info and migration note (see ``StoreService.open``)."""
     return (StoreInfo(path=str(s.path), readonly=bool(s.readonly),
                       schema_version=int(s.schema_version),
-                      is_new=bool(getattr(s, "is_new", False))),
+                      is_new=bool(getattr(s, "is_new", False))),  # a test's stand-in may lack it
             getattr(s, "migration_note", None))
 
 
-def recall_call(q: RecallQuery) -> Callable[[Any], RecallResult]:
+def recall_call(q: RecallQuery) -> Callable[[StoreProtocol], RecallResult]:
     """The DB-thread call behind ``StoreService.recall(q)`` (browsing never reinforces)."""
     return lambda s: s.recall(q.query, subject=q.subject, kind=q.kind, as_of=q.as_of,
                               limit=q.limit, freshness=q.freshness, reinforce=False,
@@ -168,7 +169,7 @@ def recall_call(q: RecallQuery) -> Callable[[Any], RecallResult]:
 class _SharedRecall:
     """One recall in flight and how many callers wait for it."""
 
-    def __init__(self, task: asyncio.Future[Any]) -> None:
+    def __init__(self, task: asyncio.Future[RecallResult]) -> None:
         self.task = task
         self.waiters = 0
         self.abandoned = False  # cancelled (or about to be): nobody may join it any more
@@ -198,6 +199,7 @@ class StoreService:
         self.on_write = on_write
         self._recalls: dict[RecallQuery, _SharedRecall] = {}
         self._seen_version: int | None = None
+        self._path: str | None = None  # of the store open now (``open``)
 
     def _written(self, reasons: Mapping[int, str] | None = None) -> None:
         self._recalls.clear()  # a recall in flight may predate this write: never share it
@@ -210,7 +212,17 @@ class StoreService:
     # ----- lifecycle and housekeeping ---------------------------------------------------
     async def open(self) -> tuple[StoreInfo, str | None]:
         """Open the store; its info and the migration note (if it was just migrated)."""
-        return await self._gw.call(store_info)
+        info, note = await self._gw.call(store_info)
+        self._path = info.path
+        return info, note
+
+    def own_connection(self) -> str:
+        """Where a pass (its precheck, the follow report) opens a connection of its own — in
+        its thread or its process, never the DB thread's: the store this service has open.
+        Raises RuntimeError before :meth:`open` has answered."""
+        if self._path is None:
+            raise RuntimeError("the database is not open yet")
+        return self._path
 
     async def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: moves when *another* connection commits.
@@ -218,7 +230,7 @@ class StoreService:
         Each poll first checks that the path still names the open file (one stat): when it
         was replaced or deleted this raises ``FileReplaced`` (one sentence) and the store
         has let go of the old file — see :meth:`reopen`."""
-        def poll(s: Any) -> int:
+        def poll(s: StoreProtocol) -> int:
             check = getattr(s, "check_file", None)
             if check is not None:
                 check()
@@ -273,18 +285,18 @@ class StoreService:
         shared.waiters -= 1
         return result
 
-    def recall_in_flight(self, q: RecallQuery) -> asyncio.Future[Any] | None:
+    def recall_in_flight(self, q: RecallQuery) -> asyncio.Future[RecallResult] | None:
         """The recall of ``q`` running for its callers now (it ends when the read does, not
         when a caller gives up), or None."""
         shared = self._recalls.get(q)
         return None if shared is None else shared.task
 
-    def adopt_recall(self, q: RecallQuery, future: Future[Any], ticket: object | None) -> None:
+    def adopt_recall(self, q: RecallQuery, future: Future[RecallResult], ticket: object | None) -> None:
         """Share, as if started here, a recall of ``q`` already sent to the DB thread with
         ``StoreGateway.submit`` (the CLI's opening search, sent before the app existed)."""
         self._share(q, self._gw.wait(future, ticket))
 
-    def _share(self, q: RecallQuery, running: Awaitable[Any]) -> _SharedRecall:
+    def _share(self, q: RecallQuery, running: Awaitable[RecallResult]) -> _SharedRecall:
         task = asyncio.ensure_future(running)
         shared = self._recalls[q] = _SharedRecall(task)
         task.add_done_callback(lambda _t: self._forget_recall(q, shared))
@@ -306,7 +318,7 @@ class StoreService:
     async def flagged(self, verdict: str | None = None,
                       limit: int | None = None) -> FlaggedPage:
         """Flagged facts by id: all of them (``limit`` None), or the first ``limit``."""
-        def read(s: Any) -> FlaggedPage:
+        def read(s: StoreProtocol) -> FlaggedPage:
             rows = s.flagged(freshness=verdict, limit=limit)
             if limit is None or len(rows) < limit:
                 return FlaggedPage(rows, len(rows))
@@ -340,7 +352,7 @@ class StoreService:
         )
 
     # ----- writes -----------------------------------------------------------------------
-    async def _write_judged(self, write: Callable[[Any], int],
+    async def _write_judged(self, write: Callable[[StoreProtocol], int],
                             judged: Judged | None) -> tuple[int, Judged | None]:
         """Run ``write`` (it returns the new row's id; it records the pin's verdict on the row
         in the same transaction, so a failure leaves neither and a retry never duplicates)."""
@@ -353,7 +365,7 @@ class StoreService:
         """Remember a fact; a pinned one is checked against the repos at once."""
         judged = await git.judge(repos, values.source_commit, values.source_path)
 
-        def write(s: Any) -> int:
+        def write(s: StoreProtocol) -> int:
             new_id, _ = s.remember(
                 values.subject, values.fact, predicate=values.predicate,
                 confidence=values.confidence, importance=values.importance, kind=values.kind,
@@ -370,7 +382,7 @@ class StoreService:
         """Revise ``old_id`` with new text (SPEC §6) and record the new pin's verdict at once."""
         judged = await git.judge(repos, values.source_commit, values.source_path)
 
-        def write(s: Any) -> int:
+        def write(s: StoreProtocol) -> int:
             _, new_id, _ = s.revise(
                 old_id, values.fact, confidence=values.confidence, importance=values.importance,
                 kind=values.kind, source_ref=values.source_ref, source_agent=AGENTS["rewrite"],
@@ -401,7 +413,7 @@ class StoreService:
         planned = await git.still_true_plan(repos, facts, source_agent=AGENTS["still-true"])
         reasons: dict[int, str] = {}
 
-        def write(s: Any) -> None:
+        def write(s: StoreProtocol) -> None:
             from memharness_tui.store.errors import MemharnessError
 
             for p in planned:
@@ -439,7 +451,7 @@ class StoreService:
         confidence × factor, same pin, same verdict (checked head: the fact's, else ``head``)."""
         result = BulkResult(total=len(facts))
 
-        def write(s: Any) -> None:
+        def write(s: StoreProtocol) -> None:
             from memharness_tui.store.errors import MemharnessError
 
             for f in facts:

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
 
-from memharness_tui.tui.messages import OpenFact, StoreChanged
+from memharness_tui.tui.messages import ConfirmWanted, OpenFact, ReposWanted, StoreChanged
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.repos import display_path
 from memharness_tui.tui.state import StalenessOptions
@@ -34,9 +34,8 @@ from memharness_tui.tui.widgets.staleness.triage import confirm_bulk, reverify_e
 from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.runner import PassProgress
-    from memharness_tui.staleness.work import WorkItem
     from memharness_tui.tui.app import MemharnessApp
+    from memharness_tui.tui.services.passes import PassProgress, WorkItem
 
 WRITE_ACTIONS = {"bulk_still_true", "bulk_downgrade", "bulk_elsewhere", "retract", "new_fact"}
 
@@ -169,9 +168,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         """Before a pass writes: if fewer than half of the pins are in the repos, ask first."""
         import asyncio
 
-        from memharness_tui.staleness.git import RepoError
-        from memharness_tui.staleness.precheck import coverage_and_work
-        from memharness_tui.tui.screens.confirm import ConfirmScreen
+        from memharness_tui.tui.services.passes import RepoError, coverage_and_work
 
         info = self.mapp.info
         if info is None or self.check_only or self.readonly or not self.repos \
@@ -183,10 +180,12 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         work = None
         try:
             if in_child:  # the pass process reads the pins, off the UI's GIL, and keeps them
-                cov, in_child = await asyncio.to_thread(self.controller.precheck, info.path,
+                cov, in_child = await asyncio.to_thread(self.controller.precheck,
+                                                        self.mapp.service.own_connection(),
                                                         repos, self.options.batch_size)
             else:
-                cov, work = await asyncio.to_thread(coverage_and_work, info.path, repos)
+                cov, work = await asyncio.to_thread(coverage_and_work,
+                                                    self.mapp.service.own_connection(), repos)
         except RepoError:
             self.begin_pass()  # the pass itself says what is wrong with the repo
             return
@@ -203,18 +202,18 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                 self.log_line(Text(f"— pass not started: {clean(sentence, single_line=True)}",
                                    style="bold"))
 
-        self.app.push_screen(ConfirmScreen(
+        self.post_message(ConfirmWanted(  # the screen opens the confirmation
             sentence,
             "A pass records every pin it cannot find as \"unresolved\", replacing the verdicts "
             "it has now. Check the repos (g), run check-only (k), or write anyway.",
-            confirm="Write anyway", danger=True), answered)
+            answered, confirm="Write anyway", danger=True))
 
     def prepare_pass(self, work: list[WorkItem] | None = None) -> PassState | None:
         """Check what a pass needs and show it starting; None (and why) when it cannot run.
 
         ``work``: the work list the wrong-repo precheck read just now (else the pass reads it).
         """
-        from memharness_tui.staleness.runner import StalenessPass
+        from memharness_tui.tui.services.passes import StalenessPass
 
         info = self.mapp.info
         if info is None:
@@ -231,7 +230,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             self.mapp.notify("Read-only store: running check-only (nothing will be written).",
                              severity="warning", timeout=4)
         opts = self.options
-        spass = StalenessPass(info.path, list(self.repos), check_only=check_only,
+        spass = StalenessPass(self.mapp.service.own_connection(), list(self.repos),
+                              check_only=check_only,
                               batch_size=opts.batch_size, clock=opts.clock, work=work)
         st = self.controller.prepare(spass, check_only)
         self.last_error = None
@@ -320,13 +320,11 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self.check_only = not self.check_only
 
     def action_repos(self) -> None:
-        from memharness_tui.tui.screens.repos import ReposScreen
-
         def chosen(repos: list[str] | None) -> None:
             if repos is not None:
                 self.mapp.repo_prefs.choose(repos)  # comes back down as ``repos``
 
-        self.app.push_screen(ReposScreen(list(self.repos)), chosen)
+        self.post_message(ReposWanted(list(self.repos), chosen))  # the screen opens the editor
 
     # ----- actions on the highlighted / marked facts ----------------------------------------
     def action_revise(self) -> None:
@@ -377,7 +375,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
         touching = [f.id for f in facts if (row := self.panel.rows.get(f.id)) is not None
                     and row.triage is not None and row.triage.outcome == "touches"]
-        confirm_bulk(self.mapp, kind, facts, list(self.repos), self.options.factor, done,
+        confirm_bulk(self, self.mapp, kind, facts, list(self.repos), self.options.factor, done,
                      touching)
 
     def action_bulk_elsewhere(self) -> None:

@@ -18,10 +18,13 @@ from textual.widget import Widget
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.precheck import PinCoverage
-    from memharness_tui.staleness.runner import PassProgress, StalenessPass
-    from memharness_tui.staleness.verdicts import Verdict
-    from memharness_tui.staleness.worker import PassWorker
+    from memharness_tui.tui.services.passes import (
+        PassProgress,
+        PassWorker,
+        PinCoverage,
+        StalenessPass,
+        Verdict,
+    )
 
 UI_INTERVAL = 0.25  # the pass thread posts progress at most this often (plus first and last)
 # Four updates a second keep the counters and the log live to the eye; each one costs the UI
@@ -115,7 +118,7 @@ class PassController:
         """Start the pass process now (its imports take a few hundred ms), so a pass started
         later does not wait for them. Returns at once. A pass process that cannot be started,
         or went away, is given up for this session: passes then run in a thread here."""
-        from memharness_tui.staleness.worker import PassWorker, WorkerLost
+        from memharness_tui.tui.services.passes import PassWorker, WorkerLost
 
         if self._no_child:
             return
@@ -149,9 +152,12 @@ class PassController:
         the repos hold the pins, starts that pass (writing, ``batch_size``) at once, for
         :meth:`start` to take over; in this process when there is none (or it went away).
         Returns (coverage, prechecked there). Raises RepoError."""
-        from memharness_tui.staleness.precheck import pin_coverage
-        from memharness_tui.staleness.runner import StalenessPass
-        from memharness_tui.staleness.worker import WorkerLost, job_for
+        from memharness_tui.tui.services.passes import (
+            StalenessPass,
+            WorkerLost,
+            job_for,
+            pin_coverage,
+        )
 
         worker = self.worker
         if worker is not None:
@@ -194,7 +200,7 @@ class PassController:
 
     def child_events(self, st: PassState) -> Iterator[PassProgress]:
         """:meth:`events`, from the pass process (``st.spass.report`` is its report after)."""
-        from memharness_tui.staleness.worker import WorkerLost, job_for
+        from memharness_tui.tui.services.passes import WorkerLost, job_for
 
         worker = self.worker
         assert worker is not None

@@ -12,7 +12,7 @@ from textual.widgets import ProgressBar, Static
 from memharness_tui.tui.render import clean, theme_color
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.runner import PassProgress
+    from memharness_tui.tui.services.passes import PassProgress
     from memharness_tui.tui.widgets.staleness.controller import PassState
 
 
@@ -49,7 +49,7 @@ class PassCounters(Vertical):
 
     def finished(self, st: PassState, ev: PassProgress) -> tuple[Text, Text]:
         """Show the headless command's summary line and how long it took; returns both."""
-        from memharness_tui.staleness.runner import summary_line
+        from memharness_tui.tui.services.passes import summary_line
 
         summary = Text(summary_line(ev.checked, ev.current, ev.stale, ev.unresolved,
                                     ev.backfilled, grouped=True), style="bold")

@@ -294,7 +294,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         n_all, n = len(self.flagged), len(self.shown)
         t.append(f"{max(n_all, self.flagged_total):,} flagged", style="bold")
         if n != n_all:
-            t.append(f" ({n:,} match)")
+            t.append(f" ({n:,} match{'' if n == 1 else 'es'})")
         t.append("  ·  verdict ", style="dim")
         t.append(self.verdict_filter or "all", style="bold" if self.verdict_filter else "")
         t.append(" (v)", style="dim")

@@ -16,65 +16,38 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from memharness_tui.staleness.watch import HeadSource
 from memharness_tui.tui.render import clean
+from memharness_tui.tui.services.git import open_probes
 from memharness_tui.tui.widgets.staleness.repo_bar import RepoBar
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+    from memharness_tui.tui.services.git import HeadSource
     from memharness_tui.tui.widgets.dashboard import StalenessDashboard
     from memharness_tui.tui.widgets.staleness.controller import PassState
 
 __all__ = ["FollowMode", "Follower", "open_probes"]
 
 
-def open_probes(repos: Sequence[str]) -> tuple[list[HeadSource], list[str]]:
-    """A HEAD probe per repo that opens, and one line per repo that does not."""
-    from memharness_tui.staleness.git import RepoError
-    from memharness_tui.staleness.git_head import HeadProbe
-
-    probes: list[HeadSource] = []
-    errors: list[str] = []
-    for r in repos:
-        try:
-            probes.append(HeadProbe(r))
-        except RepoError as exc:
-            errors.append(str(exc))
-    return probes, errors
-
-
 class Follower:
-    """Decides when HEAD changes have settled (poll :meth:`due` as often as you like)."""
+    """Decides when HEAD changes have settled (poll :meth:`due` as often as you like): the
+    rule of ``staleness --watch`` (:class:`~memharness_tui.staleness.watch.SettledHeads`)."""
 
     def __init__(self, sources: Sequence[HeadSource], settle: float,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.sources = list(sources)
-        self.settle = settle
+        from memharness_tui.tui.services.passes import SettledHeads
+
+        self.heads = SettledHeads(sources, settle, due_on_move=settle <= 0)
         self.clock = clock
-        self.reported = [s.read() for s in self.sources]
-        self.seen = list(self.reported)
-        self.moved_at: float | None = None
+
+    @property
+    def sources(self) -> list[HeadSource]:
+        return self.heads.sources
 
     def due(self) -> list[tuple[str, str]] | None:
         """The (new HEAD, its subject) per repo that moved, once settled; else None."""
-        now = self.clock()
-        current = [s.read() for s in self.sources]
-        if current != self.seen:
-            self.seen = current
-            self.moved_at = now
-            if self.settle > 0:
-                return None
-        if self.moved_at is None or now - self.moved_at < self.settle:
-            return None
-        self.moved_at = None
-        if current == self.reported:
-            return None  # moved away and back: nothing new
-        changes = [(sha, src.subject(sha))
-                   for src, sha, before in zip(self.sources, current, self.reported, strict=True)
-                   if sha is not None and sha != before]
-        self.reported = current
-        return changes or None
+        return self.heads.due(self.clock()) or None
 
 
 class FollowMode:
@@ -146,13 +119,12 @@ class FollowMode:
 
     def _report(self, st: PassState, changes: list[tuple[str, str]]) -> None:
         """Triage the pass's stale facts (this thread's own Triager) and say what changed."""
-        from memharness_tui.staleness.report import counts_line, triage_report
-        from memharness_tui.staleness.watch import change_line
+        from memharness_tui.tui.services.passes import change_line, counts_line, triage_report
 
         dash = self._dash
         report = st.spass.report
         info = dash.mapp.info
-        items = triage_report(report, info.path, list(dash.repos)) \
+        items = triage_report(report, dash.mapp.service.own_connection(), list(dash.repos)) \
             if info is not None and not st.check_only else []
         line = change_line(changes, counts_line(report, items))
         dash.app.call_from_thread(self._followed, line)

@@ -20,8 +20,7 @@ from memharness_tui.tui.services.git import GitView, Judged, RowAnalysis, open_t
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from memharness_tui.staleness.git import Drift
-    from memharness_tui.staleness.triage import Triage
+    from memharness_tui.tui.services.git import Drift, Triage
     from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
 
 __all__ = ["LazyRowAnalysis", "RowInfo"]

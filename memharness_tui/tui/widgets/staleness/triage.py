@@ -4,21 +4,26 @@ service call each (``app.service.still_true`` / ``app.service.downgrade``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from memharness_tui.tui.messages import ConfirmWanted
 from memharness_tui.tui.services.store import BulkResult
 
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
-def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str], factor: float,
+
+
+def confirm_bulk(asker: Widget, app: Any, kind: str, facts: Sequence[Any],
+                 repos: Sequence[str], factor: float,
                  done: Callable[[str, BulkResult], None],
                  touching: Sequence[int] = ()) -> None:
-    """Ask, then run the bulk action; ``done(verb, result)`` afterwards (errors: the app's
-    one handler). ``touching``: the ids among ``facts`` whose triage found a changed line
-    that mentions them — a still-true asks with a warning that names them."""
-    from memharness_tui.tui.screens.confirm import ConfirmScreen
-
+    """Ask (``asker`` posts :class:`ConfirmWanted`; its screen opens the confirmation), then
+    run the bulk action; ``done(verb, result)`` afterwards (errors: the app's one handler).
+    ``touching``: the ids among ``facts`` whose triage found a changed line that mentions
+    them — a still-true asks with a warning that names them."""
     n = len(facts)
     ids = " ".join(f"#{f.id}" for f in facts[:20]) + (" …" if n > 20 else "")
     plural = "s" if n != 1 else ""
@@ -64,7 +69,7 @@ def confirm_bulk(app: Any, kind: str, facts: Sequence[Any], repos: Sequence[str]
             return
         done(verb, result)
 
-    app.push_screen(ConfirmScreen(title, detail, confirm=label), answered)
+    asker.post_message(ConfirmWanted(title, detail, answered, confirm=label))
 
 
 def _listing(facts: Sequence[Any], limit: int = 500) -> str:
@@ -103,7 +108,7 @@ def reverify_elsewhere(dash: Any) -> None:
             dash.log_line(Text(f"— triage (elsewhere): {result.summary(verb)}",
                                style="bold"))
 
-        confirm_bulk(dash.mapp, "elsewhere", facts, list(dash.repos), dash.options.factor,
-                     done)
+        confirm_bulk(dash, dash.mapp, "elsewhere", facts, list(dash.repos),
+                     dash.options.factor, done)
 
     panel.analysis.triage_all(chosen)

@@ -19,7 +19,7 @@ from memharness_tui.tui.perf.scrolling import (
 from memharness_tui.tui.render import clean, freshness_badge, safe, theme_color
 
 if TYPE_CHECKING:
-    from memharness_tui.staleness.verdicts import Verdict
+    from memharness_tui.tui.services.passes import Verdict
 
 LOG_LINES = 2000
 LOG_DETAIL = 24  # a drain this small is logged one line per verdict
