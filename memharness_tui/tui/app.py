@@ -40,13 +40,6 @@ ReasonProvider = Callable[[Any], str | None]
 POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
 
 
-def _hybrid_commands() -> type[Provider]:
-    """Issue #24's palette provider (reembed, hybrid on/off), imported lazily."""
-    from memharness_tui.tui.hybrid_commands import HybridCommands
-
-    return HybridCommands
-
-
 def _staleness_commands() -> type[Provider]:
     """Issue #5's palette provider, imported lazily so the app starts without it loaded."""
     from memharness_tui.tui.staleness_commands import StalenessCommands
@@ -72,8 +65,7 @@ class MemharnessApp(App[int]):
     CSS_PATH = [Path(__file__).with_name(name) for name in
                 ("app.tcss", "widgets.tcss", "modals.tcss", "staleness.tcss", "hybrid.tcss")]
     TITLE = "memharness"
-    COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands,
-                               _hybrid_commands}
+    COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
         Binding("question_mark,f1", "help", "Help", id="app.help",
@@ -229,7 +221,6 @@ class MemharnessApp(App[int]):
         self.opening.cancel()
         app_early.restore_switch_interval()
         gc_policy.restore()
-        self.embedding.close()
         self.service.close()
 
     # ----- the store's revision: our writes, other processes' commits, r ----------------------

@@ -6,10 +6,24 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from memharness_tui.tui.commands import EntriesProvider, Entry
+from memharness_tui.tui.commands import Entry
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
+
+
+def open_reembed(app: MemharnessApp) -> None:
+    """The palette's and the Recall tab's ``V``: refuse on a read-only store, else open the
+    reembed modal (screens/reembed.py)."""
+    from memharness_tui.tui.editing import is_readonly
+    from memharness_tui.tui.screens.reembed import ReembedScreen
+
+    if is_readonly(app):
+        app.notify("This database is open read-only; nothing was embedded.",
+                   title="reembed", severity="warning", timeout=5)
+        return
+    if not isinstance(app.screen, ReembedScreen):
+        app.push_screen(ReembedScreen())
 
 
 def toggle_hybrid(app: MemharnessApp) -> None:
@@ -26,17 +40,14 @@ def toggle_hybrid(app: MemharnessApp) -> None:
     app.embedding.set_requested(settings.hybrid)
 
 
-class HybridCommands(EntriesProvider):
-    def entries(self) -> list[Entry]:
-        from memharness_tui.tui.screens.reembed import open_reembed
-
-        app = self.mapp
-        on = app.settings.hybrid
-        return [
-            ("Reembed: a vector for every fact", "Embed the facts lacking a vector from the "
-             "installed model, with progress and cancel (V on the Recall tab)",
-             partial(open_reembed, app)),
-            (f"Hybrid recall: turn {'off' if on else 'on'}",
-             "Recall as an agent running MEMHARNESS_HYBRID=1 does (remembered)",
-             partial(toggle_hybrid, app)),
-        ]
+def entries(app: MemharnessApp) -> list[Entry]:
+    """The palette's hybrid entries (listed with the Recall commands)."""
+    on = app.settings.hybrid
+    return [
+        ("Reembed: a vector for every fact", "Embed the facts lacking a vector from the "
+         "installed model, with progress and cancel (V on the Recall tab)",
+         partial(open_reembed, app)),
+        (f"Hybrid recall: turn {'off' if on else 'on'}",
+         "Recall as an agent running MEMHARNESS_HYBRID=1 does (remembered)",
+         partial(toggle_hybrid, app)),
+    ]

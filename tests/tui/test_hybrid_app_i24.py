@@ -370,7 +370,7 @@ async def test_reembed_refused_on_a_readonly_store(sample, config_dir):
     app.embedding = fake_service(requested=False)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        from memharness_tui.tui.screens.reembed import open_reembed
+        from memharness_tui.tui.hybrid_commands import open_reembed
 
         open_reembed(app)
         await settle(pilot)

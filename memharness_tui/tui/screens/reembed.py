@@ -30,18 +30,6 @@ if TYPE_CHECKING:
 BATCH = 64  # the reference's (and the CLI's) batch
 
 
-def open_reembed(app: MemharnessApp) -> None:
-    """The palette's and the key's entry: refuse on a read-only store, else start."""
-    from memharness_tui.tui.editing import is_readonly
-
-    if is_readonly(app):
-        app.notify("This database is open read-only; nothing was embedded.",
-                   title="reembed", severity="warning", timeout=5)
-        return
-    if not isinstance(app.screen, ReembedScreen):
-        app.push_screen(ReembedScreen())
-
-
 class ReembedScreen(WorkerErrorsToApp, ModalScreen[int | None]):
     """Dismisses with the number of facts embedded (None: closed before it started)."""
 

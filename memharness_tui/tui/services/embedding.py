@@ -10,10 +10,11 @@ superseded before its turn is never embedded, and answers are remembered per tex
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 __all__ = ["EmbedderLike", "EmbeddingService", "Loader", "MODE_LABELS", "embedding_for",
@@ -80,7 +81,8 @@ class EmbeddingService:
         self.progress: float | None = None  # 0…1 while downloading (None: not known)
         self._listeners: list[Callable[[], None]] = []
         self._loading: asyncio.Future[Any] | None = None
-        self._pool: ThreadPoolExecutor | None = None
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
         self._latest: str | None = None
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
@@ -133,7 +135,7 @@ class EmbeddingService:
             return self._loader(progress)
 
         try:
-            embedder = await loop.run_in_executor(self._executor(), load)
+            embedder = await self._run(load)
         except Exception as exc:  # noqa: BLE001 - ModelError and any other load failure: one line
             self.state, self.error = "failed", str(exc) or type(exc).__name__
         else:
@@ -145,16 +147,38 @@ class EmbeddingService:
         self.progress = fraction
         self._changed()
 
-    def _executor(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memharness-embed")
-        return self._pool
+    def _run(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+        """``fn(*args)`` on the embedding thread (one, in order). A daemon thread: quitting
+        never waits for a download or an embedding in hand."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+
+        def settle(ok: bool, value: Any) -> None:
+            if not future.done():
+                (future.set_result if ok else future.set_exception)(value)
+
+        def job() -> None:
+            try:
+                result, ok = fn(*args), True
+            except Exception as exc:  # noqa: BLE001 - handed to the awaiting coroutine
+                result, ok = exc, False
+            with contextlib.suppress(RuntimeError):  # the app's loop is gone: nobody waits
+                loop.call_soon_threadsafe(settle, ok, result)
+
+        self._jobs.put(job)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="memharness-embed",
+                                            daemon=True)
+            self._thread.start()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            self._jobs.get()()
 
     def close(self) -> None:
         if self._loading is not None:
             self._loading.cancel()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
 
     # ----- queries ---------------------------------------------------------------------
     async def query_vector(self, text: str) -> list[float] | None:
@@ -168,8 +192,7 @@ class EmbeddingService:
                 self._cache.move_to_end(text)
                 return cached
             self._latest = text
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), self._embed_latest, text)
+        return await self._run(self._embed_latest, text)
 
     def _embed_latest(self, text: str) -> list[float] | None:
         with self._lock:
@@ -188,16 +211,13 @@ class EmbeddingService:
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Document embeddings (reembed), on the embedding thread."""
         assert self.embedder is not None
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), self.embedder.embed_documents,
-                                          list(texts))
+        return await self._run(self.embedder.embed_documents, list(texts))
 
     async def dim(self) -> int:
         """The model's vector length (a probe embedding: on the embedding thread)."""
         assert self.embedder is not None
         embedder = self.embedder
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor(), lambda: int(embedder.dim))
+        return await self._run(lambda: int(embedder.dim))
 
     async def loaded(self) -> EmbedderLike | None:
         """Start the load if needed and wait for it; the embedder, or None (see ``error``)."""

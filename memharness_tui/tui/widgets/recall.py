@@ -370,7 +370,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         retract_highlighted(self.mapp, self.query_one("#results"))
 
     def action_reembed(self) -> None:
-        from memharness_tui.tui.screens.reembed import open_reembed
+        from memharness_tui.tui.hybrid_commands import open_reembed
 
         open_reembed(self.mapp)
 
