@@ -30,6 +30,8 @@ def user_themes_dir(folder: Path | None = None) -> Path:
 class Settings:
     theme: str | None = None
     recent_repos: list[str] = field(default_factory=list)
+    hybrid: bool = False
+    """Hybrid recall in the app even without ``MEMHARNESS_HYBRID=1`` (issue #24)."""
 
     def add_recent_repo(self, repo: str) -> None:
         self.recent_repos = [repo, *[r for r in self.recent_repos if r != repo]][:MAX_RECENT_REPOS]
@@ -118,6 +120,7 @@ def load_settings(folder: Path | None = None) -> Settings:
     return Settings(
         theme=theme if isinstance(theme, str) else None,
         recent_repos=[r for r in repos if isinstance(r, str)] if isinstance(repos, list) else [],
+        hybrid=raw.get("hybrid") is True,
     )
 
 

@@ -37,6 +37,7 @@ from .first_screen import FirstScreenReads
 from .handle import StoreFile
 from .hygiene_reads import NearDuplicateReads
 from .models import FactModel
+from .neighbours import Neighbours, nearest
 from .recall import RecallReads
 from .remembered import Remembered
 from .split_scan import SplitScanner, SplitScans
@@ -311,6 +312,14 @@ class Store:
     # --- hygiene (hygiene_reads.py) -------------------------------------------------------
 
     near_duplicates = _part("_hygiene", NearDuplicateReads.near_duplicates)
+
+    # --- similar by meaning (neighbours.py) ---------------------------------------------
+
+    def similar_by_meaning(self, fact_id: int, limit: int = 8) -> Neighbours:
+        """The current facts nearest ``fact_id`` by cosine over stored vectors (neighbours.py)."""
+        with translate_sqlite(self.path, writing=False):
+            return nearest(self.conn, fact_id, now=self.clock.peek(), limit=limit,
+                           vec_loaded=self.vec_enabled)
 
     # --- browsing (browse.py) ---------------------------------------------------------
 

@@ -25,11 +25,13 @@ from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommand
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.services import StoreGateway, StoreInfo, StoreService, default_now
 from memharness_tui.tui.services.details import FactDetails
+from memharness_tui.tui.services.embedding import embedding_for
 from memharness_tui.tui.services.hygiene import HygieneService
 from memharness_tui.tui.services.idle_gc import IdleCollector
 from memharness_tui.tui.services.opening import OpeningRecall
 from memharness_tui.tui.services.repo_prefs import ReposPreferences
 from memharness_tui.tui.services.theme_prefs import ThemePreferences
+from memharness_tui.tui.services.vectors import VectorService
 from memharness_tui.tui.signals import quit_on_signals
 from memharness_tui.tui.state import StalenessOptions, StalenessSession
 
@@ -65,7 +67,7 @@ class MemharnessApp(App[int]):
     # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
     # subclasses elsewhere work); no widget carries DEFAULT_CSS.
     CSS_PATH = [*(Path(__file__).with_name(n) for n in ("app.tcss", "widgets.tcss", "modals.tcss",
-                "staleness.tcss")), Path(__file__).parent / "widgets/hygiene/hygiene.tcss"]
+                "staleness.tcss", "hybrid.tcss")), Path(__file__).parent / "widgets/hygiene/hygiene.tcss"]
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
     BINDINGS = [
@@ -119,6 +121,7 @@ class MemharnessApp(App[int]):
         self._now = now
         self.config_dir = config_dir or config.config_dir()
         self.settings = config.load_settings(self.config_dir)
+        self.vectors, self.embedding = VectorService(self.gateway), embedding_for(self.settings)
         self.search_debounce = search_debounce
         self.reason_provider = reason_provider
         self.cursor_blink = cursor_blink

@@ -57,6 +57,12 @@ class AppCommands(EntriesProvider):
         return items
 
 
+def hybrid_entries(app: MemharnessApp) -> list[Entry]:
+    from memharness_tui.tui.hybrid_commands import entries
+
+    return entries(app)
+
+
 class RecallCommands(EntriesProvider):
     def entries(self) -> list[Entry]:
         app = self.mapp
@@ -64,6 +70,7 @@ class RecallCommands(EntriesProvider):
             ("Recall: search", "Focus the search box (/)", partial(app.show_tab, "recall", True)),
             ("Recall: toggle agent view", "Show the exact text the agent's recall returns (a)",
              app.toggle_agent_view),
+            *hybrid_entries(app),  # reembed, hybrid on/off (hybrid_commands.py, #24)
         ]
 
 

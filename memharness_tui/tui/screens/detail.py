@@ -13,12 +13,14 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
 from textual.widgets import Header, Static, Tree
 
+from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.perf.footer import KeysFooter
 from memharness_tui.tui.perf.layout import laid_out_at
 from memharness_tui.tui.perf.tree import KeptLinesTree
 from memharness_tui.tui.render import believed_at, clean, freshness_badge, safe, status_label
 from memharness_tui.tui.screens import detail_boxes as boxes
 from memharness_tui.tui.screens.base import AppScreen
+from memharness_tui.tui.widgets.similar import SimilarList
 from memharness_tui.tui.worddiff import diff_line
 
 if TYPE_CHECKING:
@@ -50,6 +52,8 @@ class FactDetailScreen(AppScreen):
                 tooltip="Newer version in the chain (what revised this)"),
         Binding("e", "revise", "Revise", show=False, id="detail.revise",
                 tooltip="Revise this fact: its pin, the diff to HEAD, four fixes"),
+        Binding("s", "similar", "Similar", show=False, id="detail.similar",
+                tooltip="Similar by meaning: the nearest facts by stored vector (Enter opens)"),
         Binding("n", "new_fact", "New fact", show=False, id="detail.new_fact",
                 tooltip="New fact (same subject)"),
         Binding("delete", "retract", "Retract", show=False, id="detail.retract",
@@ -90,6 +94,7 @@ class FactDetailScreen(AppScreen):
                 yield Static(id="detail-title")
                 yield Static(id="detail-text", classes="box")
                 yield ChainTree("Supersession chain", id="chain")
+                yield SimilarList(id="similar")
             with VerticalScroll(id="detail-side"):
                 yield Static(id="detail-pin", classes="box")
                 yield Static(id="detail-time", classes="box")
@@ -198,6 +203,7 @@ class FactDetailScreen(AppScreen):
             f, now, badge=lambda verdict: freshness_badge(self.app, verdict, True),
             reason_for=self.mapp.staleness_reason))
         self._fill_chain()  # in this frame (``_refit_chain`` checks the width after layout)
+        self.query_one("#similar", SimilarList).show_for(f.id)
 
     def _laid_out_pane(self) -> int | None:
         """The width the chain's labels fit (None: the main column is not laid out yet).
@@ -284,6 +290,22 @@ class FactDetailScreen(AppScreen):
         from memharness_tui.tui.editing import new_fact
 
         new_fact(self.mapp, subject=self.why.fact.subject if self.why is not None else "")
+
+    def action_similar(self) -> None:
+        """Focus the similar-by-meaning list (Enter opens the highlighted fact)."""
+        similar = self.query_one("#similar", SimilarList)
+        if similar.display:
+            similar.focus()
+            similar.scroll_visible()
+        else:
+            self.notify("No stored vectors in this store: similar by meaning needs them "
+                        "(reembed gives every fact one).", timeout=5)
+
+    def on_open_fact(self, message: OpenFact) -> None:
+        """A neighbour picked in the similar list: open it here, in this screen."""
+        message.stop()
+        self.load(message.fact_id)
+        self.query_one("#chain").focus()
 
     def action_retract(self) -> None:
         from memharness_tui.tui.editing import retract

@@ -12,11 +12,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Select, Static, TextArea
 
 from memharness_tui.tui.editing import (
@@ -30,6 +31,7 @@ from memharness_tui.tui.editing import (
     parse_valid_from,
 )
 from memharness_tui.tui.render import clean, fact_heading, safe
+from memharness_tui.tui.services.vectors import Nudges
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -51,15 +53,22 @@ class FactFormScreen(ModalScreen[int | None]):
     BINDINGS = [
         Binding("ctrl+s", "submit", "Save", id="form.save"),
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
+        Binding("ctrl+o", "open_similar", "Open similar", id="form.open_similar",
+                tooltip="Open the fact the text resembles (the agent server's nudge)"),
     ]
 
     TITLE_TEXT = "Fact"
+    NUDGE_DELAY = 0.3
+    """Seconds after the last keystroke before the nudges are asked for (debounce)."""
 
     def __init__(self, *, repos: Sequence[str] = ()) -> None:
         super().__init__()
         self.repos = list(repos)
         self.errors: dict[str, str] = {}
         self.busy = False
+        self.nudges: Nudges = Nudges()
+        """The agent server's notes for the text as typed (``VectorService.nudges``)."""
+        self._nudge_timer: Timer | None = None
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -80,6 +89,7 @@ class FactFormScreen(ModalScreen[int | None]):
                 yield Static(ctx, id="form-context")
             with VerticalScroll(id="form-fields"):
                 yield from self.fields()
+            yield Static(classes="-empty", id="form-nudge")
             yield Static(classes="form-error -empty", id="form-general")
             yield Static("Ctrl+S save · Esc cancel · Tab next field", id="form-help")
             with Horizontal(id="form-buttons"):
@@ -171,6 +181,58 @@ class FactFormScreen(ModalScreen[int | None]):
             return text
 
         return parse
+
+    # ----- the agent server's nudges, live ------------------------------------------------
+    def nudge_subject(self) -> str:
+        return self.value("subject")
+
+    def nudge_exclude(self) -> int | None:
+        """A fact not to compare with (the one being rewritten)."""
+        return None
+
+    @on(TextArea.Changed, "#form-fact")
+    @on(Input.Changed, "#form-subject, #form-commit")
+    def _typed_for_nudges(self) -> None:
+        """Debounced: the nudges are asked for once typing pauses, off the UI thread."""
+        if self._nudge_timer is not None:
+            self._nudge_timer.stop()
+        self._nudge_timer = self.set_timer(self.NUDGE_DELAY, self._ask_nudges)
+
+    @work(exclusive=True, group="nudges", exit_on_error=False)
+    async def _ask_nudges(self) -> None:
+        from memharness_tui.store.errors import MemharnessError
+
+        try:
+            found = await self.mapp.vectors.nudges(
+                self.nudge_subject(), self.value("fact"), pinned=bool(self.value("commit").strip()),
+                exclude=self.nudge_exclude())
+        except MemharnessError:  # text the store refuses: the form says so on save
+            found = Nudges()
+        self.show_nudges(found)
+
+    def show_nudges(self, found: Nudges) -> None:
+        self.nudges = found
+        box = self.query_one("#form-nudge", Static)
+        if found.note:
+            text = Text("⚑ ", style="bold")
+            text.append(clean(found.note))
+            if found.similar:
+                text.append(f"   ctrl+o opens #{found.similar[0].id}", style="dim")
+            box.update(text)
+        else:
+            box.update(Text(""))
+        box.set_class(not found.note, "-empty")
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_similar":
+            return bool(self.nudges.similar)  # shown only while a fact is resembled
+        return True
+
+    def action_open_similar(self) -> None:
+        """Open the most similar fact over the form (Esc comes back, the text kept)."""
+        if self.nudges.similar:
+            self.mapp.open_fact(self.nudges.similar[0].id)
 
     # ----- submit ---------------------------------------------------------------------
     async def write(self, values: FactValues) -> int:
@@ -289,6 +351,12 @@ class ReviseFormScreen(FactFormScreen):
         text.append("\nThe old row is closed and superseded by the new one; nothing is deleted.",
                     style="dim italic")
         return text
+
+    def nudge_subject(self) -> str:
+        return str(self.fact.subject)
+
+    def nudge_exclude(self) -> int | None:
+        return int(self.fact.id)
 
     def fields(self) -> ComposeResult:
         f = self.fact

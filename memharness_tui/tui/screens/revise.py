@@ -22,6 +22,7 @@ from memharness_tui.tui.editing import DEFAULT_FACTOR, is_readonly, repin_ref
 from memharness_tui.tui.render import clean, fact_heading, freshness_badge, safe, theme_color
 from memharness_tui.tui.services.git import Judged, revise_picture
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
+from memharness_tui.tui.widgets.similar import SimilarList
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -141,6 +142,8 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
                 tooltip="Downgrade: same text and pin, confidence × factor"),
         Binding("r,delete", "retract", "Retract", id="revise.retract",
                 tooltip="Retract this fact (asks first)"),
+        Binding("s", "similar", "Similar", show=False, id="revise.similar",
+                tooltip="Similar by meaning: the nearest facts by stored vector (Enter opens)"),
         Binding("escape", "close", "Close", id="revise.close",
                 tooltip="Close without changing anything"),
     ]
@@ -167,6 +170,7 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
             yield Static(id="revise-title")
             yield Static(id="revise-fact")
             yield Static(id="revise-pin")
+            yield SimilarList(id="revise-similar")
             with VerticalScroll(id="revise-diff"):
                 yield Static(id="revise-triage")
                 yield Static(Text("reading git…", style="dim italic"), id="revise-diff-text")
@@ -185,6 +189,7 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         self.query_one("#revise-diff").border_title = "diff pin → HEAD"
         self._show_pin()
         self._load_git()
+        self.query_one("#revise-similar", SimilarList).show_for(f.id)
 
     # ----- git ------------------------------------------------------------------------
     @work(exclusive=True, group="revise-git", exit_on_error=False)
@@ -341,6 +346,15 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
         self._confirm(f"Retract #{f.id}?",
                       f"{clean(f.fact)}\n\nIt stays in the history (nothing is deleted), but "
                       "agents will no longer recall it.", "Retract", go, danger=True)
+
+    def action_similar(self) -> None:
+        """Focus the similar-by-meaning list; Enter there opens the fact (over this modal)."""
+        similar = self.query_one("#revise-similar", SimilarList)
+        if similar.display:
+            similar.focus()
+        else:
+            self.mapp.notify("No stored vectors in this store: similar by meaning needs them "
+                             "(reembed gives every fact one).", timeout=5)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -56,6 +56,8 @@ class RecallQuery:
     freshness: str | None = None
     limit: int = 50
     as_of: str | None = None
+    vector: tuple[float, ...] | None = None
+    """The query's embedding (hybrid recall, as the agent's server runs it), or None."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,8 @@ def store_info(s: StoreProtocol) -> tuple[StoreInfo, str | None]:
 def recall_call(q: RecallQuery) -> Callable[[StoreProtocol], RecallResult]:
     """The DB-thread call behind ``StoreService.recall(q)`` (browsing never reinforces)."""
     return lambda s: s.recall(q.query, subject=q.subject, kind=q.kind, as_of=q.as_of,
-                              limit=q.limit, freshness=q.freshness, reinforce=False)
+                              limit=q.limit, freshness=q.freshness, reinforce=False,
+                              query_vector=q.vector)
 
 
 class _SharedRecall:

@@ -26,6 +26,7 @@ from memharness_tui.tui.widgets.recall_filters import (
     SubjectSuggester,
     filter_select,
 )
+from memharness_tui.tui.widgets.recall_mode import RecallMode
 from memharness_tui.tui.widgets.results_table import Col, ResultsTable
 from memharness_tui.tui.widgets.search_box import SearchBox
 
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 
     from memharness_tui.tui.app import MemharnessApp
 
-WRITE_ACTIONS = {"new_fact", "retract"}  # disabled (shown so) on a read-only store
+WRITE_ACTIONS = {"new_fact", "retract", "reembed"}  # disabled (shown so) on a read-only store
 NARROW = 120  # below this width the filters take two rows
 RESULT_COLUMNS = (
     Col("id", "ID", 5, "right"),
@@ -65,6 +66,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
                 tooltip="New fact"),
         Binding("delete", "retract", "Retract", show=False, id="recall.retract",
                 tooltip="Retract the highlighted fact (asks first)"),
+        Binding("V", "reembed", "Reembed", show=False, id="recall.reembed",
+                tooltip="Reembed: a vector for every fact from the installed model (hybrid)"),
     ]
 
     agent_view: reactive[bool] = reactive(False, init=False)
@@ -82,6 +85,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._search_pending = False  # a search is scheduled for after the current message
         self._pending_keep = False
         self._shown_key: tuple[RecallParams, int] | None = None  # what the table shows
+        self.ranking = RecallMode()  # hybrid or keyword only, and why
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -122,6 +126,18 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         if not self._show_first_results():
             self.run_search()  # first: the DB thread runs calls in order; this is the first paint
         self.load_subject_suggestions()
+        self.ranking.attach(self.mapp, self._mode_moved)
+
+    def _mode_moved(self) -> None:
+        """Hybrid's mode moved (widgets/recall_mode.py): search again when the list's kind
+        of ranking changed; else say the mode."""
+        if not self.is_mounted or not self.query("#recall-status"):  # (or being removed)
+            return
+        if self.ranking.moved():
+            self._shown_key = None
+            self.run_search(keep=True)
+        elif self.last_result is not None:
+            self._status(self.params, self.last_result)
 
     def _show_first_results(self) -> bool:
         """Show the opening results now if they are already here (the command line's early
@@ -141,6 +157,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     def watch_store_revision(self) -> None:
         """The store moved: refresh in place (cursor on the same fact, focus and text kept)."""
+        self.ranking.read_status()  # vectors may have arrived (reembed, the agent)
         if not self._shown_now():
             self._stale = True
             return
@@ -233,11 +250,12 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     async def _search(self, params: RecallParams, base_limit: int, keep_cursor: bool) -> None:
         revision = self.store_revision
         self._shown_key = None
-        first = self.mapp.opening.take(params)  # started while the screen was built
-        result = await (first if first is not None else self.mapp.service.recall(params))
+        asked = await self.ranking.with_vector(params)
+        first = self.mapp.opening.take(params) if asked is params else None  # (prefetched)
+        result = await (first if first is not None else self.mapp.service.recall(asked))
         agent_text: str | None = None
         if self.agent_view:
-            agent_text = await self._agent_text(params, base_limit, result)
+            agent_text = await self._agent_text(asked, base_limit, result)
         self._show(params, result, keep_cursor)
         if agent_text is not None:
             self._show_agent_text(agent_text)
@@ -252,7 +270,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     @work(exclusive=True, group="recall-agent", exit_on_error=False)
     async def _refresh_agent_view(self) -> None:
-        p = self.params
+        p = await self.ranking.with_vector(self.params)
         result = await self.mapp.service.recall(p)
         self._show_agent_text(await self._agent_text(p, p.limit, result))
 
@@ -309,6 +327,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
             text.append("  ·  truncated")
         if result.as_of:
             text.append(f"  ·  as of {result.as_of}", style="bold reverse")
+        label = self.ranking.label()
+        if label is not None:
+            text.append(f"  ·  {label}", style="bold" if self.ranking.runs() else "italic")
         text.append("  ·  a: agent view" if not self.agent_view else "  ·  a: table")
         self.query_one("#recall-status", InfoLine).update(text)
 
@@ -347,6 +368,11 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         from memharness_tui.tui.editing import retract_highlighted
 
         retract_highlighted(self.mapp, self.query_one("#results"))
+
+    def action_reembed(self) -> None:
+        from memharness_tui.tui.hybrid_commands import open_reembed
+
+        open_reembed(self.mapp)
 
     def action_leave_input(self) -> None:
         self.query_one("#results", ResultsTable).focus()
