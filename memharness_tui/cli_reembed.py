@@ -14,11 +14,20 @@ import argparse
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .cli_args import UsageError, integer
 from .cli_hybrid import download_lines, say
 from .store import Store
+
+if TYPE_CHECKING:
+    from .store.embeddings_io import ModelShare
+
+
+class _VectorMix(Protocol):
+    """What :func:`model_note` reads: a Store, or the UI's typed view of one."""
+
+    def model_mix(self) -> list[ModelShare]: ...
 
 BATCH = 64
 
@@ -60,7 +69,7 @@ def _ctrl_c() -> Iterator[_Stop]:
         signal.signal(signal.SIGINT, previous)
 
 
-def model_note(store: Store, model: str, dim: int) -> str | None:
+def model_note(store: _VectorMix, model: str, dim: int) -> str | None:
     """What to know when the store's vectors come from another model than the installed one."""
     others = [m for m in store.model_mix() if m.model != model]
     odd = [m for m in store.model_mix() if m.model == model and m.dim != dim]

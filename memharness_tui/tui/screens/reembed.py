@@ -40,7 +40,7 @@ class ReembedScreen(WorkerErrorsToApp, ModalScreen[int | None]):
 
     def __init__(self, *, batch: int = BATCH) -> None:
         super().__init__()
-        self.batch = batch
+        self.batch_size = batch  # (not ``batch``: that is Textual's own batch-update method)
         self.embedded = 0
         self.todo = 0
         self.cancel_requested = False
@@ -85,7 +85,7 @@ class ReembedScreen(WorkerErrorsToApp, ModalScreen[int | None]):
         bar = self.query_one("#reembed-progress", ProgressBar)
         bar.update(total=max(self.todo, 1), progress=0)
         while not self.cancel_requested:
-            targets = await vectors.embed_targets(model, self.batch)
+            targets = await vectors.embed_targets(model, self.batch_size)
             if not targets:
                 break
             vecs = await embedding.embed_documents([t.document_text for t in targets])

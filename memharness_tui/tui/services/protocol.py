@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from memharness_tui.store.embeddings_io import EmbedTarget, ModelShare
+    from memharness_tui.store.neighbours import Neighbours
     from memharness_tui.store.types import (
         DiffResult,
         Fact,
@@ -170,6 +172,17 @@ class StoreProtocol(Protocol):
         source_commit: str | None = ...,
         source_path: str | None = ...,
     ) -> tuple[int, int, str]: ...
+
+    # vectors (hybrid recall, reembed, similar by meaning)
+    def similar_by_meaning(self, fact_id: int, limit: int = 8) -> Neighbours: ...
+
+    def count_embed_targets(self, model: str) -> int: ...
+
+    def embed_targets(self, model: str, limit: int) -> list[EmbedTarget]: ...
+
+    def set_embeddings(self, pairs: Sequence[tuple[int, Sequence[float]]], model: str) -> int: ...
+
+    def model_mix(self) -> list[ModelShare]: ...
 
 
 if TYPE_CHECKING:
