@@ -61,7 +61,8 @@ class MemharnessApp(App[int]):
     Its parts, held by name (``services/``): ``opening`` (the opening recall, sent before the
     screen is built), ``details`` (the one fact detail screen, built ahead), ``themes`` and
     ``repo_prefs`` (choices remembered in the config dir), ``idle_gc`` (full collections while
-    the user pauses), ``hygiene`` (the Hygiene tab's scan and fixes). Textual's actions and handlers here delegate to them in one line.
+    the user pauses), ``hygiene`` (the Hygiene tab's scan and fixes). Textual's actions and
+    handlers here delegate to them in one line.
     """
 
     # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
@@ -317,13 +318,7 @@ class MemharnessApp(App[int]):
         self.notify(text, title=title, severity="warning", timeout=10 if title else None)
 
     def action_pick_theme(self) -> None:
-        from memharness_tui.tui.screens.modals import ThemePicker
-
-        def picked(name: str | None) -> None:
-            if name:
-                self.themes.choose(name)
-
-        self.push_screen(ThemePicker(), picked)
+        self.themes.pick()
 
     def action_change_theme(self) -> None:  # Textual's built-in "Theme" command → our picker
         self.action_pick_theme()

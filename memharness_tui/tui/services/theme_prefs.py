@@ -97,6 +97,16 @@ class ThemePreferences:
     def origin(self, name: str) -> str:
         return self._origin.get(name, "textual" if name in BUILTIN_THEMES else "")
 
+    def pick(self) -> None:
+        """Ctrl+T: the picker (offering only usable themes); the one picked is applied."""
+        from memharness_tui.tui.screens.modals import ThemePicker
+
+        def picked(name: str | None) -> None:
+            if name:
+                self.choose(name)
+
+        self._app.push_screen(ThemePicker(), picked)
+
     def choose(self, name: str) -> None:
         """Apply a theme and remember it in the config dir (never beside the database)."""
         problem = self.problem(name)
