@@ -1,4 +1,4 @@
-"""The repository stands on its own: no tracked file points outside it to ``../shared``."""
+"""The repository stands on its own: no tracked file points outside it to the sibling folder."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from pathlib import Path
 
 from tests.conftest import REPO_ROOT
 
-# the sibling folder a checkout once needed: `../shared`, `shared/fixtures`, or a path built
-# from parts ("shared" / "fixtures")
-OUTSIDE = re.compile(r"""\.\./shared|shared/fixtures|["']shared["']\s*/\s*["']fixtures["']""")
+# the sibling folder a checkout once needed (SIBLING), its fixtures folder, or a path built from
+# parts ("shared" / "fixtures"); spelled in pieces so this file does not name them itself
+SIBLING, FIXTURES = "../" + "shared", "shared" + "/fixtures"
+OUTSIDE = re.compile(re.escape(SIBLING) + "|" + re.escape(FIXTURES)
+                     + r"""|["']shared["']\s*/\s*["']fixtures["']""")
 
 
 def tracked_text_files(root: Path) -> list[Path]:
@@ -47,11 +49,11 @@ def test_no_tracked_file_refers_to_the_shared_folder_beside_the_checkout() -> No
 def test_the_check_names_a_file_that_does(tmp_path: Path) -> None:
     """The same check over a tiny repository finds each spelling and names file and line."""
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    (tmp_path / "a.md").write_text("see ../shared/SPEC.md\n")
+    (tmp_path / "a.md").write_text(f"see {SIBLING}/SPEC.md\n")
     (tmp_path / "b.py").write_text('x = 1\nroot = parents[2] / "shared" / "fixtures"\n')
-    (tmp_path / "c.txt").write_text("MEMHARNESS_FIXTURES=/x/shared/fixtures\n")
+    (tmp_path / "c.txt").write_text(f"MEMHARNESS_FIXTURES=/x/{FIXTURES}\n")
     (tmp_path / "ok.md").write_text("a shared 2-core machine\n")
-    (tmp_path / "snap.svg").write_text("../shared\n")
+    (tmp_path / "snap.svg").write_text(f"{SIBLING}\n")
     subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
     assert offenders(tmp_path) == ["a.md:1", "b.py:2", "c.txt:1"]
 
