@@ -63,6 +63,20 @@ TRIAGE_HEADING = {"touches": "the change touches the fact", "elsewhere": "elsewh
                   "moved": "moved", "deleted": "deleted", "unknown": "not analysed"}
 
 
+def _after_heading(outcome: str, heading: str, summary: str) -> str:
+    """The summary after its heading, saying once what the heading says ("the change touches
+    the fact: `port 8080`", "moved to src/new.py unchanged"), not twice."""
+    if outcome == "touches" and summary.startswith(TOUCHES_SAID):
+        return ": " + summary.removeprefix(TOUCHES_SAID)
+    if summary.startswith(heading + " "):
+        return summary.removeprefix(heading)
+    return "  " + summary
+
+
+TOUCHES_SAID = "the change touches "
+"""How the triage's summary of a ``touches`` outcome begins (``staleness/triage.py``)."""
+
+
 def _line_text(text: str, spans: Any, style: str, mark: str) -> Text:
     """One diff line as literal text, the fact's terms (``spans``) in ``mark`` style."""
     out = Text(style=style)
@@ -86,9 +100,9 @@ def triage_text(result: Triage, app: object, *, max_lines: int = 400) -> Text:
     mark = f"bold reverse {theme_color(app, 'warning', 'yellow')}"
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append("triage     ", style="bold")
-    out.append(TRIAGE_HEADING.get(result.outcome, result.outcome), style=f"bold {mark}")
-    out.append("  ")
-    out.append(clean(result.summary, single_line=True))
+    heading = TRIAGE_HEADING.get(result.outcome, result.outcome)
+    out.append(heading, style=f"bold {mark}")
+    out.append(_after_heading(result.outcome, heading, clean(result.summary, single_line=True)))
     for ev in result.evidence:
         out.append("\nevidence   ", style="bold")
         out.append(clean(ev, single_line=True))
