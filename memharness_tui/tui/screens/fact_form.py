@@ -23,6 +23,8 @@ from textual.widgets import Button, Footer, Input, Select, Static, TextArea
 from memharness_tui.tui.editing import (
     FactValues,
     Judged,
+    PathAtHead,
+    check_not_gone,
     is_readonly,
     parse_confidence,
     parse_importance,
@@ -336,11 +338,13 @@ class ReviseFormScreen(FactFormScreen):
     TITLE_TEXT = "Rewrite"
 
     def __init__(self, fact: Any, *, head: str | None, repos: Sequence[str] = (),
-                 source_ref: str | None = None) -> None:
+                 source_ref: str | None = None, at_head: PathAtHead | None = None) -> None:
         super().__init__(repos=repos)
         self.fact = fact
         self.head = head
         self.source_ref = fact.source_ref if source_ref is None else source_ref
+        self.at_head = at_head
+        """Where the pinned file is at HEAD when not at its pinned path (moved, deleted)."""
         self.judged: Judged | None = None
 
     def context(self) -> Text:
@@ -350,6 +354,9 @@ class ReviseFormScreen(FactFormScreen):
         text.append_text(safe(f.fact, "dim", single_line=True, max_len=150))
         text.append("\nThe old row is closed and superseded by the new one; nothing is deleted.",
                     style="dim italic")
+        if self.at_head is not None and self.head:
+            text.append("\n")
+            text.append(clean(self.at_head.note(), single_line=True), style="bold")
         return text
 
     def nudge_subject(self) -> str:
@@ -375,8 +382,11 @@ class ReviseFormScreen(FactFormScreen):
                             "source_ref")
         yield from self.row("pin commit", self.text_input(
             "commit", commit, "blank = not pinned"), "commit")
+        path = f.source_path or ""
+        if self.at_head is not None and self.head:  # pinned at HEAD: where the file is there
+            path = self.at_head.now or ""
         yield from self.row("pin path", self.text_input(
-            "path", f.source_path or "", "blank = whole repo"), "path")
+            "path", path, "blank = whole repo"), "path")
 
     def collect(self) -> FactValues | None:
         fact = self.check("fact", self._nonempty("fact"))
@@ -384,6 +394,8 @@ class ReviseFormScreen(FactFormScreen):
         importance = self.check("importance", parse_importance)
         valid_from = self.check("valid_from", parse_valid_from)
         commit, path = self.check_pin()
+        if not self.errors:
+            self.check("path", lambda _raw: check_not_gone(path, commit, self.head, self.at_head))
         if self.errors:
             return None
         return FactValues(fact=fact, confidence=confidence, valid_from=valid_from,

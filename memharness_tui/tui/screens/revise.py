@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from memharness_tui.tui.editing import DEFAULT_FACTOR, is_readonly, repin_ref
+from memharness_tui.tui.editing import DEFAULT_FACTOR, PathAtHead, is_readonly, repin_ref
 from memharness_tui.tui.render import clean, fact_heading, freshness_badge, safe, theme_color
 from memharness_tui.tui.services.git import Judged, revise_picture
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
@@ -292,7 +292,20 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
                 self.dismiss("rewritten")
 
         self.app.push_screen(ReviseFormScreen(self.fact, head=head, repos=self.repos,
-                                              source_ref=ref), done)
+                                              source_ref=ref, at_head=self._path_at_head()),
+                             done)
+
+    def _path_at_head(self) -> PathAtHead | None:
+        """Where the pinned file is at HEAD, when git says it is not where the pin says:
+        moved (the rewrite is pinned to its new path) or deleted (to no path)."""
+        t = self.triage
+        if t is None or self.fact.source_path is None:
+            return None
+        if t.outcome == "moved" and t.new_path:
+            return PathAtHead(self.fact.source_path, t.new_path)
+        if t.outcome == "deleted":
+            return PathAtHead(self.fact.source_path, None)
+        return None
 
     def _confirm(self, title: str, detail: str, label: str, then: Any, *,
                  danger: bool = False) -> None:
