@@ -67,6 +67,8 @@ class FactFormScreen(ModalScreen[int | None]):
         super().__init__()
         self.repos = list(repos)
         self.errors: dict[str, str] = {}
+        self.rules: dict[str, Callable[[str], Any]] = {}
+        """Each checked field's rule (``check``): an inline error goes once its field passes."""
         self.busy = False
         self.nudges: Nudges = Nudges()
         """The agent server's notes for the text as typed (``VectorService.nudges``)."""
@@ -151,6 +153,7 @@ class FactFormScreen(ModalScreen[int | None]):
         """Parse one field; on failure record its inline error and return None."""
         from memharness_tui.store.errors import MemharnessError
 
+        self.rules[name] = parse
         try:
             result = parse(self.value(name))
         except MemharnessError as exc:
@@ -158,6 +161,28 @@ class FactFormScreen(ModalScreen[int | None]):
             return None
         self.set_error(name, None)
         return result
+
+    def passes(self, name: str) -> bool:
+        """Whether field ``name`` now passes the rule it was last checked with."""
+        from memharness_tui.store.errors import MemharnessError
+
+        rule = self.rules.get(name)
+        if rule is None:
+            return False
+        try:
+            rule(self.value(name))
+        except MemharnessError:
+            return False
+        return True
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    def _recheck(self) -> None:
+        """An inline error goes as soon as its field is valid (a new one waits for Save;
+        the pin path's depends on the commit, so every change rechecks every error)."""
+        for name in [n for n in self.errors if n != "general"]:
+            if self.passes(name):
+                self.set_error(name, None)
 
     def collect(self) -> FactValues | None:
         """Validate every field (all errors at once); None when anything is wrong."""
@@ -167,9 +192,18 @@ class FactFormScreen(ModalScreen[int | None]):
         """The pin fields: a path needs a commit (checked once the fields themselves are valid)."""
         commit = self.check("commit", parse_pin_commit)
         path = self.check("path", parse_pin_path)
-        if path is not None and commit is None and not self.errors:
-            self.set_error("path", "a pin path needs a pin commit")
+        if not self.errors:
+            path = self.check("path", self.path_rule)
         return commit, path
+
+    def path_rule(self, raw: str) -> str | None:
+        """The pin path with the commit beside it: a path needs a commit."""
+        from memharness_tui.store.errors import InvalidInput
+
+        path = parse_pin_path(raw)
+        if path is not None and parse_pin_commit(self.value("commit")) is None:
+            raise InvalidInput("a pin path needs a pin commit")
+        return path
 
     @staticmethod
     def _nonempty(label: str) -> Callable[[str], str]:
@@ -283,7 +317,8 @@ class FactFormScreen(ModalScreen[int | None]):
 class NewFactScreen(FactFormScreen):
     """``n``: remember a new fact (a pinned one is checked against the repos at once)."""
 
-    AUTO_FOCUS = "#form-subject"
+    AUTO_FOCUS = ".-first-empty"
+    """The first empty field: the subject, or the text when the subject comes filled in."""
     TITLE_TEXT = "New fact"
 
     def __init__(self, *, subject: str = "", repos: Sequence[str] = ()) -> None:
@@ -291,10 +326,12 @@ class NewFactScreen(FactFormScreen):
         self.subject = subject
 
     def fields(self) -> ComposeResult:
-        yield from self.row("subject", self.text_input("subject", self.subject, "e.g. auth"),
-                            "subject")
+        subject = self.text_input("subject", self.subject, "e.g. auth")
+        text = self.fact_area("")
+        (text if self.subject.strip() else subject).add_class("-first-empty")
+        yield from self.row("subject", subject, "subject")
         yield from self.row("predicate", self.text_input("predicate", "", "optional"), "predicate")
-        yield from self.row("fact", self.fact_area(""), "fact")
+        yield from self.row("fact", text, "fact")
         yield from self.row("confidence", self.text_input("confidence", "1.0"), "confidence")
         yield from self.row("importance", self.text_input("importance", "5"), "importance")
         yield from self.row("kind", Select([(k, k) for k in KINDS], value="semantic",
@@ -388,14 +425,18 @@ class ReviseFormScreen(FactFormScreen):
         yield from self.row("pin path", self.text_input(
             "path", path, "blank = whole repo"), "path")
 
+    def path_rule(self, raw: str) -> str | None:
+        """Also: not a path that is gone at HEAD when pinned at HEAD."""
+        path = super().path_rule(raw)
+        check_not_gone(path, parse_pin_commit(self.value("commit")), self.head, self.at_head)
+        return path
+
     def collect(self) -> FactValues | None:
         fact = self.check("fact", self._nonempty("fact"))
         confidence = self.check("confidence", parse_confidence)
         importance = self.check("importance", parse_importance)
         valid_from = self.check("valid_from", parse_valid_from)
         commit, path = self.check_pin()
-        if not self.errors:
-            self.check("path", lambda _raw: check_not_gone(path, commit, self.head, self.at_head))
         if self.errors:
             return None
         return FactValues(fact=fact, confidence=confidence, valid_from=valid_from,
