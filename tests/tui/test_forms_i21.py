@@ -95,3 +95,29 @@ async def test_enter_in_the_changes_boxes_moves_to_the_changes(sample, config_di
         await settle(pilot)
         assert app.focused is table
         assert app.screen.query_one("#diff-subject", Input).value == "db"
+
+
+async def test_an_error_the_store_gave_stays_until_its_field_changes(sample, config_dir):
+    """A valid-from in the future passes the form's own rule and the store refuses it (a
+    rewrite): editing another field leaves that error, changing the date takes it away."""
+    from memharness_tui.tui.screens.fact_form import ReviseFormScreen
+
+    store, info = sample
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        form = ReviseFormScreen(store.get(info.chain[-1]), head=None)
+        app.push_screen(form)
+        await settle(pilot)
+        form.query_one("#form-valid_from", Input).value = "2030-01-01"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.screen is form
+        refused = error_of(form, "valid_from")
+        assert "valid_from cannot be in the future" in refused
+        form.query_one("#form-fact", TextArea).text = "Sessions expire after 90 minutes"
+        await settle(pilot)
+        assert error_of(form, "valid_from") == refused
+        form.query_one("#form-valid_from", Input).value = ""
+        await settle(pilot)
+        assert error_of(form, "valid_from") == "" and form.errors == {}

@@ -9,6 +9,7 @@ future) is shown inline too, and the form stays open. Ctrl+S submits, Esc cancel
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -46,6 +47,17 @@ _ERROR_FIELDS = (
     ("importance", "importance"), ("valid_from", "valid_from"), ("cannot backdate", "valid_from"),
     ("source_commit", "commit"), ("source_path", "path"), ("kind", "kind"),
 )
+
+
+def _refused_again(raw: str, refused: str, rule: Callable[[str], Any] | None,
+                   message: str) -> None:
+    """A field the store refused passes once it changed (and passes the form's own rule)."""
+    from memharness_tui.store.errors import InvalidInput
+
+    if raw == refused:
+        raise InvalidInput(message)
+    if rule is not None:
+        rule(raw)
 
 
 class FactFormScreen(ModalScreen[int | None]):
@@ -306,6 +318,8 @@ class FactFormScreen(ModalScreen[int | None]):
         for prefix, name in _ERROR_FIELDS:
             if message.startswith(prefix) and self.query(f"#err-{name}"):
                 self.set_error(name, message)
+                self.rules[name] = partial(_refused_again, refused=self.value(name),
+                                           rule=self.rules.get(name), message=message)
                 return
         self.set_error("general", message)
 
