@@ -23,6 +23,7 @@ from memharness_tui import config
 from memharness_tui.tui import app_early, gc_policy
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
 from memharness_tui.tui.messages import OpenFact, StoreChanged
+from memharness_tui.tui.perf.keys import keep_key_order
 from memharness_tui.tui.services import StoreGateway, StoreInfo, StoreService, default_now
 from memharness_tui.tui.services.details import FactDetails
 from memharness_tui.tui.services.embedding import embedding_for
@@ -301,7 +302,8 @@ class MemharnessApp(App[int]):
     # ----- navigation -----------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
         self.idle_gc.saw(event)
-        await super().on_event(event)
+        if not await keep_key_order(self, event):  # a text box's keys in the order typed
+            await super().on_event(event)
 
     def on_open_fact(self, message: OpenFact) -> None:
         self.open_fact(message.fact_id)

@@ -371,13 +371,16 @@ async def test_diff_since_a_date_and_for_one_subject(sample, config_dir):
         assert f"{len(diff.revised)} revised" in summary
         revised = table.get_cell(f"R{info.chain[1]}", "fact").plain
         assert revised == "Sessions expire after 30 minutes → Sessions expire after 60 minutes"
+        assert app.focused is table  # Enter moved to the changes (issue #21)
         app.screen.query_one("#diff-subject", Input).value = "db"
+        app.screen.query_one("#diff-subject", Input).focus()
         await pilot.press("enter")
         await settle(pilot)
         keys = [k.value for k in table.rows]
         only_db = store.diff("2026-03-05T00:00:00.000Z", subject="db")
         assert len(keys) == len(only_db.learned) + len(only_db.revised) + len(only_db.retracted)
         since.value = "yesterday"
+        since.focus()
         await pilot.press("enter")
         await settle(pilot)
         assert "since" in plain(app.screen.query_one("#diff-summary", Static))

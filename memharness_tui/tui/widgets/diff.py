@@ -89,8 +89,13 @@ class DiffPane(LoadsWhenShown, Vertical):
         self.run_diff()
 
     @on(Input.Submitted, "#diff-since, #diff-subject")
+    def _entered(self) -> None:
+        """Enter in a box shows the changes and moves to them (a bad date keeps the box)."""
+        if self.run_diff():
+            self.query_one("#diff-table", DataTable).focus()
+
     @on(Button.Pressed, "#diff-run")
-    def run_diff(self) -> None:
+    def run_diff(self) -> bool:
         from memharness_tui.store.errors import InvalidInput
         from memharness_tui.store.timeutil import normalize_iso
 
@@ -101,9 +106,10 @@ class DiffPane(LoadsWhenShown, Vertical):
             self.query_one("#diff-summary", Static).update(
                 Text(f"✗ {clean(exc.message, single_line=True)}", style="bold red")
             )
-            return
+            return False
         subject = self.query_one("#diff-subject", Input).value.strip() or None
         self._diff(since, subject, self.as_of)
+        return True
 
     @work(exclusive=True, group="diff", exit_on_error=False)
     async def _diff(self, since: str, subject: str | None, until: str | None) -> None:
