@@ -6,6 +6,7 @@ banner says)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -21,10 +22,16 @@ from memharness_tui.tui.services.git import (
     Judged,
     judge_facts,
 )
+from memharness_tui.tui.state import SessionNews, StalenessSession
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.results_table import Col
 from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
-from memharness_tui.tui.widgets.staleness.row_analysis import LazyRowAnalysis, RowInfo
+from memharness_tui.tui.widgets.staleness.row_analysis import (
+    LazyRowAnalysis,
+    PassJudgements,
+    RowAnalysed,
+    RowInfo,
+)
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -80,6 +87,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
 
     repos: reactive[tuple[str, ...]] = reactive((), init=False)
     as_of: reactive[str | None] = reactive(None, init=False)
+    session: reactive[StalenessSession] = reactive(StalenessSession, init=False, repaint=False)
 
     def __init__(self, short: Any, drift_delay: float, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -99,6 +107,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self._needs_load = False
         self._judge_all = True
         self._id_width = 2
+        self.from_pass = PassJudgements()  # the dashboard tells it what the pass says
 
     def visible_ids(self) -> list[int]:
         rows = self.table.visible_range()
@@ -118,6 +127,9 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self.watch(self.table, "scroll_y", self.analysis.scrolled, init=False)
         self.invalidate()  # not at start-up (another tab is shown): when first shown
 
+    def on_row_analysed(self, message: RowAnalysed) -> None:
+        self.analysis.took(message)
+
     def on_resize(self) -> None:
         self.analysis.schedule_drift()  # more (or other) rows may be on screen
 
@@ -128,9 +140,13 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         if self._loaded:
             self._fill()
 
+    def watch_session(self) -> None:
+        if self._loaded:
+            self.table.refresh_rows()  # the reason column
+
     @property
-    def pass_reasons(self) -> dict[int, str]:
-        return self.app.session.reasons  # type: ignore[attr-defined]
+    def pass_reasons(self) -> Mapping[int, str]:
+        return self.session.reasons
 
     def reload(self, *, judge_all: bool = True) -> None:
         self._needs_load = False
@@ -169,8 +185,9 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self._take(facts, total)
         todo = facts if judge_all else [  # mid-pass: rows already judged at this HEAD stay
             f for f in facts if (info := old.get(f.id)) is None or info.judged is None]
-        judged = await judge_facts(list(self.repos), todo) if todo else {}
-        cast("MemharnessApp", self.app).session.note_seen({fid: j.reason for fid, j in judged.items() if j is not None})
+        judged, ask = self.from_pass.split(todo)  # git is asked only what the pass was not
+        judged.update(await judge_facts(list(self.repos), ask) if ask else {})
+        self.post_message(SessionNews(seen={i: j.reason for i, j in judged.items() if j}))
         shown_meanwhile = self.rows
         self.rows = {}
         asked = {f.id for f in todo}
@@ -187,6 +204,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             self.rows[f.id] = info
         self._take(facts, total)
         self._loaded = True
+        self.from_pass.used(judge_all)
 
     def _take(self, facts: list[Any], total: int) -> None:
         self.flagged = facts
