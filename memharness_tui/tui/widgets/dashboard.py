@@ -227,7 +227,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                               batch_size=opts.batch_size, clock=opts.clock, work=work)
         st = self.controller.prepare(spass, check_only)
         self.post_message(SessionNews(new_pass=True))  # the app replaces its session
-        self.panel.from_pass.started()
+        self.panel.from_pass.started(self.repos)
         self.query_one(PassCounters).starting()
         self.log_line(Text(f"— pass {st.run} started{' (check-only)' if check_only else ''}"
                            f" against {', '.join(self.short(r) for r in self.repos)}",
@@ -279,11 +279,9 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             stale_ids = list(st.spass.report.stale_ids)[:50]
             self.log_line(Text("  stale ids: " + ", ".join(f"#{i}" for i in stale_ids)
                                + (" …" if ev.stale > len(stale_ids) else ""), style="dim"))
-        self.panel.from_pass.ended()
+        self.panel.reload()  # now: it reads every verdict written (the revision's comes after)
         if not st.check_only:
-            self.app.post_message(StoreChanged())  # the new revision reloads the list
-        else:
-            self.panel.reload()  # nothing written: the verdicts just learned, shown
+            self.app.post_message(StoreChanged())
         self.follow.ended(st)
 
     def _fail(self, st: PassState | None, error: str) -> None:
@@ -293,7 +291,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             st.done = True
             st.error = error
             written = bool(st.last is not None and st.last.checked and not st.check_only)
-            self.panel.from_pass.ended()
         self.query_one(PassCounters).failed(error, written)
         bad = "bold red"
         tail = "batches already written stay written" if written else "nothing was written"

@@ -107,6 +107,8 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self._needs_load = False
         self._judge_all = True
         self._id_width = 2
+        self._loading = False
+        self._again: bool | None = None  # another load after this one (judging all rows)
         self.from_pass = PassJudgements()  # the dashboard tells it what the pass says
 
     def visible_ids(self) -> list[int]:
@@ -149,9 +151,20 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         return self.session.reasons
 
     def reload(self, *, judge_all: bool = True) -> None:
+        """Load the list now; while a load runs, once it is done (it is not restarted: the
+        list then settles at once, and the next load sees whatever changed meanwhile)."""
         self._needs_load = False
         self._judge_all = True
+        if self._loading:
+            self._again = judge_all or bool(self._again)
+            return
+        self._loading = True
         self._load_flagged(judge_all)
+
+    def _loaded_one(self) -> None:
+        self._loading, again, self._again = False, self._again, None
+        if again is not None and self.is_mounted:
+            self.reload(judge_all=again)
 
     def invalidate(self, *, judge_all: bool = True) -> None:
         """The store changed: reload if this tab is shown, else when it is next shown.
@@ -177,16 +190,22 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
     async def _load_flagged(self, judge_all: bool = True) -> None:
+        try:
+            await self._load(judge_all)
+        finally:
+            self._loaded_one()
+
+    async def _load(self, judge_all: bool) -> None:
         page = await cast("MemharnessApp", self.app).service.flagged(None)  # every flagged fact: the table is virtual
         facts, total = page.facts, page.total
         old = self.rows
-        # show the rows at once (what was known about them stays); git judges them meanwhile
-        self.rows = {f.id: old.get(f.id) or RowInfo() for f in facts}
-        self._take(facts, total)
         todo = facts if judge_all else [  # mid-pass: rows already judged at this HEAD stay
             f for f in facts if (info := old.get(f.id)) is None or info.judged is None]
-        judged, ask = self.from_pass.split(todo)  # git is asked only what the pass was not
-        judged.update(await judge_facts(list(self.repos), ask) if ask else {})
+        judged, ask = self.from_pass.split(todo, self.repos)  # git is asked only what the pass was not
+        if ask:  # show the rows at once (what was known about them stays); git judges them
+            self.rows = {f.id: old.get(f.id) or RowInfo() for f in facts}
+            self._take(facts, total)
+            judged.update(await judge_facts(list(self.repos), ask))
         self.post_message(SessionNews(seen={i: j.reason for i, j in judged.items() if j}))
         shown_meanwhile = self.rows
         self.rows = {}
@@ -204,7 +223,6 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             self.rows[f.id] = info
         self._take(facts, total)
         self._loaded = True
-        self.from_pass.used(judge_all)
 
     def _take(self, facts: list[Any], total: int) -> None:
         self.flagged = facts
@@ -260,26 +278,14 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             mark,
             Text(str(f.id), style="dim"),
             freshness_badge(self.app, f.freshness, True),
-            self._triage_cell(info),
+            triage_cell(self.app, info),
             cell(f.fact, max_len=200),  # the table cuts it to the column
             self._reason_cell(f, info),
-            self._drift_cell(info),
+            drift_cell(info),
             cell(pin, "dim", max_len=36),
             cell(f.subject, max_len=18),
             cell(self.short(info.judged.repo) if info.judged else "—", "dim", max_len=24),
         ]
-
-    def _triage_cell(self, info: RowInfo) -> Text:
-        if not info.triage_done:
-            return Text("…", style="dim")
-        t = info.triage
-        if t is None:
-            return Text("—", style="dim")
-        label, colour, fallback = TRIAGE_LOOK.get(t.outcome, (t.outcome, "", "dim"))
-        if not colour:
-            return Text(label, style=fallback)
-        style = theme_color(self.app, colour, fallback)
-        return Text(label, style=f"bold {style}" if t.outcome != "elsewhere" else style)
 
     def _reason_cell(self, f: Any, info: RowInfo) -> Text:
         reason = self.pass_reasons.get(f.id)
@@ -290,22 +296,6 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         if reason is None:
             return Text("—" if self.repos else "no repo to ask", style="dim")
         return cell(reason, max_len=120)
-
-    @staticmethod
-    def _drift_cell(info: RowInfo) -> Text:
-        if info.judged is None or not info.judged.resolved or \
-                info.judged.freshness == "unresolved":
-            return Text("—", style="dim")
-        if not info.drift_done:
-            return Text("…", style="dim")
-        d = info.drift
-        if d is None:
-            return Text("—", style="dim")
-        t = Text(f"{d.commits} commit{'s' if d.commits != 1 else ''} ", style="bold")
-        t.append(f"+{d.added}", style="green")
-        t.append(" ")
-        t.append(f"−{d.removed}", style="red")
-        return t
 
     def show_filters(self) -> None:
         t = Text()
@@ -409,6 +399,37 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         """The matching facts whose triage is ``outcome`` (rows triaged so far)."""
         return [f for f in self.shown if (t := self.rows[f.id].triage) is not None
                 and t.outcome == outcome]
+
+
+def triage_cell(app: Any, info: RowInfo) -> Text:
+    """The triage column: does the change touch what the fact says (coloured by the theme)."""
+    if not info.triage_done:
+        return Text("…", style="dim")
+    t = info.triage
+    if t is None:
+        return Text("—", style="dim")
+    label, colour, fallback = TRIAGE_LOOK.get(t.outcome, (t.outcome, "", "dim"))
+    if not colour:
+        return Text(label, style=fallback)
+    style = theme_color(app, colour, fallback)
+    return Text(label, style=f"bold {style}" if t.outcome != "elsewhere" else style)
+
+
+def drift_cell(info: RowInfo) -> Text:
+    """The drift column: commits since the pin, lines added and removed."""
+    if info.judged is None or not info.judged.resolved or \
+            info.judged.freshness == "unresolved":
+        return Text("—", style="dim")
+    if not info.drift_done:
+        return Text("…", style="dim")
+    d = info.drift
+    if d is None:
+        return Text("—", style="dim")
+    t = Text(f"{d.commits} commit{'s' if d.commits != 1 else ''} ", style="bold")
+    t.append(f"+{d.added}", style="green")
+    t.append(" ")
+    t.append(f"−{d.removed}", style="red")
+    return t
 
 
 def _same_place(a: Judged | None, b: Judged | None) -> bool:

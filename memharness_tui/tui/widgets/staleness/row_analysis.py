@@ -16,12 +16,18 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from memharness_tui.tui.services.git import GitView, Judged, RowAnalysis, open_triager
+from memharness_tui.tui.services.git import (
+    GitView,
+    Judged,
+    RowAnalysis,
+    open_probes,
+    open_triager,
+)
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from memharness_tui.tui.services.git import Drift, Triage
+    from memharness_tui.tui.services.git import Drift, HeadSource, Triage
     from memharness_tui.tui.services.passes import Verdict
     from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
 
@@ -42,17 +48,25 @@ class RowInfo:
 
 
 class PassJudgements:
-    """What the running (or last) pass said about each pin, at the HEAD it read (held as
-    ``panel.from_pass``; the dashboard tells it). The flagged list's loads take these instead
-    of asking git again — the pass just asked — until the first full load after the pass
-    ended; later loads ask git as usual (HEAD may have moved since)."""
+    """What the running (or last) pass said about each pin (held as ``panel.from_pass``; the
+    dashboard tells it). The flagged list's loads take these instead of asking git again —
+    the pass just asked — for as long as the repos are the pass's and each one's HEAD is the
+    one it was when the pass started (read again at each load: a couple of small file reads);
+    once one moves, they are dropped and git is asked as before."""
 
     def __init__(self) -> None:
         self._known: dict[int, Judged] = {}
-        self._over = False
+        self._probes: list[HeadSource] = []
+        self._heads: list[str | None] = []
+        self._repos: tuple[str, ...] = ()
 
-    def started(self) -> None:
-        self._known, self._over = {}, False
+    def started(self, repos: Sequence[str] = ()) -> None:
+        self._known, self._repos = {}, tuple(repos)
+        self._probes = open_probes(repos)[0]  # a repo that does not open: the pass says so
+        self._heads = self._read()
+
+    def _read(self) -> list[str | None]:
+        return [p.read() for p in self._probes]
 
     def learn(self, verdicts: Sequence[Verdict]) -> None:
         known = self._known
@@ -60,20 +74,15 @@ class PassJudgements:
             known[v.fact_id] = Judged(v.freshness, v.reason, v.repo, v.checked_head,
                                       v.resolved is not None)
 
-    def ended(self) -> None:
-        self._over = True
-
-    def split(self, facts: Sequence[Any]) -> tuple[dict[int, Judged | None], list[Any]]:
+    def split(self, facts: Sequence[Any],
+              repos: Sequence[str]) -> tuple[dict[int, Judged | None], list[Any]]:
         """(what the pass said about ``facts``, by id; the facts left for git to judge)."""
+        if self._known and (tuple(repos) != self._repos or self._read() != self._heads):
+            self._known = {}  # other repos, or a HEAD moved: git says it again
         known = self._known
         judged: dict[int, Judged | None] = {
             f.id: j for f in facts if (j := known.get(f.id)) is not None}
         return judged, [f for f in facts if f.id not in judged]
-
-    def used(self, judge_all: bool) -> None:
-        """A load took them: once the pass is over, the loads after a full one ask git."""
-        if judge_all and self._over:
-            self.started()
 
 
 class RowAnalysed(Message):
