@@ -116,11 +116,16 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
         panel = dash.panel
         strip = app.screen.query_one("#status-strip")
 
+        judged_rows: dict[int, int] = {}  # per rows dict (a load replaces it): rows judged
+
         def picture() -> tuple[object, ...]:
             """What the person sees settle: the counters, the header's counts, the list."""
+            rows = panel.rows
+            if id(rows) not in judged_rows:  # counted once per load (this poll runs on the
+                judged_rows.clear()          # app's loop: it must not slow what it times)
+                judged_rows[id(rows)] = sum(1 for i in rows.values() if i.judged is not None)
             return (dash.query_one("#dash-counters").render().plain, str(strip.render()),
-                    panel.flagged_total, len(panel.flagged),
-                    sum(1 for info in panel.rows.values() if info.judged is not None))
+                    panel.flagged_total, len(panel.flagged), judged_rows[id(rows)])
 
         def loading() -> bool:
             return panel._needs_load or any(

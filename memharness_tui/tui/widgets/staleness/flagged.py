@@ -107,8 +107,8 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self._needs_load = False
         self._judge_all = True
         self._id_width = 2
-        self._loading = False
-        self._again: bool | None = None  # another load after this one (judging all rows)
+        self._loading, self._load_seq = False, 0  # a full load in flight; the newest load
+        self._again: bool | None = None  # another load after the full one (judging all rows)
         self.from_pass = PassJudgements()  # the dashboard tells it what the pass says
 
     def visible_ids(self) -> list[int]:
@@ -142,26 +142,30 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         if self._loaded:
             self._fill()
 
-    def watch_session(self) -> None:
-        if self._loaded:
-            self.table.refresh_rows()  # the reason column
+    def watch_session(self, old: StalenessSession, new: StalenessSession) -> None:
+        for fid in self.visible_ids() if self._loaded else ():  # the reason column
+            if old.reasons.get(fid) != new.reasons.get(fid):
+                self.table.refresh_row(str(fid))
 
     @property
     def pass_reasons(self) -> Mapping[int, str]:
         return self.session.reasons
 
     def reload(self, *, judge_all: bool = True) -> None:
-        """Load the list now; while a load runs, once it is done (it is not restarted: the
-        list then settles at once, and the next load sees whatever changed meanwhile)."""
+        """Load the list now. A full load in flight (after a pass, ``r``) is finished, not
+        restarted — the list then settles at once — and this one runs after it; a partial
+        one (mid-pass) is replaced, as it is out of date."""
         self._needs_load = False
         self._judge_all = True
-        if self._loading:
+        if self._loading:  # a full load runs
             self._again = judge_all or bool(self._again)
             return
-        self._loading = True
-        self._load_flagged(judge_all)
+        self._loading, self._load_seq = judge_all, self._load_seq + 1
+        self._load_flagged(judge_all, self._load_seq)
 
-    def _loaded_one(self) -> None:
+    def _loaded_one(self, seq: int) -> None:
+        if seq != self._load_seq:
+            return  # replaced by a newer load, which carries on
         self._loading, again, self._again = False, self._again, None
         if again is not None and self.is_mounted:
             self.reload(judge_all=again)
@@ -189,11 +193,11 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             self.analysis.schedule_drift()
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
-    async def _load_flagged(self, judge_all: bool = True) -> None:
+    async def _load_flagged(self, judge_all: bool, seq: int) -> None:
         try:
             await self._load(judge_all)
         finally:
-            self._loaded_one()
+            self._loaded_one(seq)
 
     async def _load(self, judge_all: bool) -> None:
         page = await cast("MemharnessApp", self.app).service.flagged(None)  # every flagged fact: the table is virtual
