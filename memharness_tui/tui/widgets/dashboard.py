@@ -185,7 +185,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             # the pins just read: the pass need not read them again
             self.begin_pass(message.work, prechecked=message.prechecked)
             return
-        sentence = cov.sentence([self.short(r) for r in self.repos])
+        sentence = cov.sentence([self.short(r) for r in message.repos])
 
         def answered(ok: bool | None) -> None:
             if ok:

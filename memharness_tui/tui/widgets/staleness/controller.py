@@ -66,15 +66,16 @@ class PassFailed(Message):
 
 
 class Prechecked(Message):
-    """The wrong-repo precheck's answer, from its thread worker: the pins' ``coverage`` (None:
-    a repo could not be read — the pass itself says why), the ``work`` list it read (None: the
-    pass reads it), and whether the pass process holds that list (``prechecked``)."""
+    """The wrong-repo precheck's answer, from its thread worker: the pins' ``coverage`` in
+    ``repos`` (None: a repo could not be read — the pass itself says why), the ``work`` list it
+    read (None: the pass reads it), and whether the pass process holds that list."""
 
     bubble = False
 
-    def __init__(self, coverage: PinCoverage | None, work: list[WorkItem] | None,
-                 prechecked: bool) -> None:
+    def __init__(self, repos: list[str], coverage: PinCoverage | None,
+                 work: list[WorkItem] | None, prechecked: bool) -> None:
         super().__init__()
+        self.repos = repos
         self.coverage = coverage
         self.work = work
         self.prechecked = prechecked
@@ -204,7 +205,7 @@ class PassController:
         except RepoError:
             cov, in_child = None, False
         if not get_current_worker().is_cancelled:  # another s meanwhile: that one answers
-            self.owner.post_message(Prechecked(cov, work, in_child))
+            self.owner.post_message(Prechecked(repos, cov, work, in_child))
 
     def in_child(self, st: PassState,
                  throttle: Callable[[PassProgress], None] | None = None) -> bool:
