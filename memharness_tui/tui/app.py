@@ -34,13 +34,10 @@ from memharness_tui.tui.services.repo_prefs import ReposPreferences
 from memharness_tui.tui.services.theme_prefs import ThemePreferences
 from memharness_tui.tui.services.vectors import VectorService
 from memharness_tui.tui.signals import quit_on_signals
-from memharness_tui.tui.state import StalenessOptions, StalenessSession
+from memharness_tui.tui.state import SessionNews, StalenessOptions, StalenessSession
 
 if TYPE_CHECKING:
     from memharness_tui.tui.screens.main import MainScreen
-
-ReasonProvider = Callable[[Any], str | None]
-"""Override for why a fact has its verdict (tests, embedders); by default the session says."""
 
 POLL_INTERVAL = 0.5  # seconds between PRAGMA data_version polls (another process's commits)
 
@@ -56,8 +53,8 @@ class MemharnessApp(App[int]):
     """The app owns the state every pane shows (bound down by the main screen):
 
     ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
-    process's), ``readonly``, and this database's ``repos``; plus ``session`` (verdict reasons)
-    and ``service`` (the typed store API on the DB thread).
+    process's), ``readonly``, this database's ``repos`` and ``session`` (verdict reasons, an
+    immutable value the app alone replaces); plus ``service`` (the typed store API on the DB thread).
 
     Its parts, held by name (``services/``): ``opening`` (the opening recall, sent before the
     screen is built), ``details`` (the one fact detail screen, built ahead), ``themes`` and
@@ -90,6 +87,8 @@ class MemharnessApp(App[int]):
     """The store is open read-only: write keys are disabled (``check_action``)."""
     repos: reactive[tuple[str, ...]] = reactive(())
     """The repos a staleness pass checks, remembered for this database."""
+    session: reactive[StalenessSession] = reactive(StalenessSession, repaint=False)
+    """Why facts have their verdicts (an immutable value; replaced in ``on_session_news``)."""
 
     def __init__(
         self,
@@ -99,7 +98,6 @@ class MemharnessApp(App[int]):
         now: str | Callable[[], str] | None = None,
         config_dir: Path | None = None,
         search_debounce: float = 0.0,
-        reason_provider: ReasonProvider | None = None,
         cursor_blink: bool = True,
         staleness_options: Any = None,
         poll_interval: float = POLL_INTERVAL,
@@ -119,13 +117,11 @@ class MemharnessApp(App[int]):
         self.gateway = self._early.gateway if self._early else StoreGateway(source)
         self.service = StoreService(self.gateway, on_write=self._after_write)
         self.hygiene = HygieneService(self.gateway, self.service.wrote)
-        self.session = StalenessSession()
         self._now = now
         self.config_dir = config_dir or config.config_dir()
         self.settings = config.load_settings(self.config_dir)
         self.vectors, self.embedding = VectorService(self.gateway), embedding_for(self.settings)
         self.search_debounce = search_debounce
-        self.reason_provider = reason_provider
         self.cursor_blink = cursor_blink
         self.staleness_options = staleness_options
         """Pass knobs (state.StalenessOptions): repos, clock, timer, batch size."""
@@ -233,8 +229,12 @@ class MemharnessApp(App[int]):
     # ----- the store's revision: our writes, other processes' commits, r ----------------------
     def _after_write(self, reasons: Mapping[int, str]) -> None:
         """Every write the app makes lands here (the service tells us): note why, and move."""
-        self.session.note(reasons)
+        self.on_session_news(SessionNews(reasons=reasons))
         self.store_revision += 1
+
+    def on_session_news(self, news: SessionNews) -> None:
+        """The one place ``session`` is replaced (news from the dashboard, or our writes)."""
+        self.session = self.session.learned(news)
 
     def _poll(self) -> None:
         if not self._polling and not self.gateway.closed:
@@ -373,11 +373,12 @@ class MemharnessApp(App[int]):
     def action_time_travel(self) -> None:
         from memharness_tui.tui.screens.modals import TimeTravelModal
 
-        def travelled(value: str | None) -> None:
-            if value is not None:
-                self.as_of = value or None
+        self.push_screen(TimeTravelModal(self.as_of),  # None: cancelled, "": back to now
+                         lambda value: None if value is None else self.action_travel(value))
 
-        self.push_screen(TimeTravelModal(self.as_of), travelled)
+    def action_travel(self, when: str | None = None) -> None:
+        """The one way ``as_of`` changes: to ``when`` (a canonical timestamp), or back to now."""
+        self.as_of = when or None
 
     def on_descendant_focus(self, event: Any) -> None:
         """The app-wide cursor-blink preference, applied as a text box gets focus."""
@@ -386,12 +387,7 @@ class MemharnessApp(App[int]):
 
     def staleness_reason(self, fact: Any) -> str | None:
         """Why ``fact`` has its verdict: this session's pass or writes, else the last look."""
-        if self.reason_provider is None:
-            return self.session.reason_for(fact.id)
-        try:
-            return self.reason_provider(fact)
-        except Exception as exc:  # noqa: BLE001 - a reason is a nicety; never crash the screen
-            return f"(could not explain: {exc})"
+        return self.session.reason_for(fact.id)
 
 
 def _message(exc: BaseException) -> str:

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
+from textual.reactive import reactive
 from textual.widgets import Header, Static, Tree
 
 from memharness_tui.tui.messages import OpenFact
@@ -69,6 +70,8 @@ class FactDetailScreen(AppScreen):
                 id="detail.home", tooltip="Scroll to the top of the detail"),
     ]
 
+    as_of: reactive[str | None] = reactive(None, init=False)  # the app's, mirrored (on_mount)
+
     def __init__(self, fact_id: int | None = None) -> None:
         """``fact_id`` None: built ahead, empty, until ``reopen`` gives it a fact."""
         super().__init__()
@@ -102,6 +105,7 @@ class FactDetailScreen(AppScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        self.watch(self.app, "as_of", lambda as_of: setattr(self, "as_of", as_of))
         self.query_one("#detail-text").border_title = "Fact"
         self.query_one("#detail-prov").border_title = "Provenance"
         self.query_one("#detail-time").border_title = "Time"
@@ -195,7 +199,7 @@ class FactDetailScreen(AppScreen):
         f = why.fact
         self.sub_title = f"fact #{f.id}"
         now = self.mapp.now_iso()
-        self.query_one("#detail-title", Static).update(boxes.title_text(f, self.mapp.as_of))
+        self.query_one("#detail-title", Static).update(boxes.title_text(f, self.as_of))
         self.query_one("#detail-text", Static).update(safe(f.fact))
         self.query_one("#detail-prov", Static).update(boxes.provenance_text(f))
         self.query_one("#detail-time", Static).update(boxes.time_text(f, now))
@@ -225,7 +229,7 @@ class FactDetailScreen(AppScreen):
         # Fit each node's fact text to the chain pane, after its fixed parts.
         pane = self._chain_pane()
         tree = self.query_one("#chain", Tree)
-        filled = (self.why, self.fact_id, pane, self.mapp.as_of)
+        filled = (self.why, self.fact_id, pane, self.as_of)
         if self._filled is not None and self._filled[0] is filled[0] \
                 and self._filled[1:] == (*filled[1:], tree.cursor_line):
             return  # the same labels, the cursor where the fill put it: nothing to redo
@@ -244,7 +248,7 @@ class FactDetailScreen(AppScreen):
             tail = Text()
             if status != "current":
                 tail.append(f"  [{status}]", style="dim italic")
-            if self.mapp.as_of and believed_at(f, self.mapp.as_of):
+            if self.as_of and believed_at(f, self.as_of):
                 tail.append("  ⏱ believed then", style="bold")
             room = max(16, pane - head.cell_len - tail.cell_len - 2)
             near = self.chain[i - 1] if i > 0 else (self.chain[1] if n > 1 else None)
