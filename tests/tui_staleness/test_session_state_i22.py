@@ -179,3 +179,12 @@ def test_background_work_in_the_staleness_tab_is_workers_reporting_by_message() 
     found = [(p.name, word) for p in files for word in ("to_thread", "call_from_thread")
              if word in p.read_text(encoding="utf-8")]
     assert found == []
+
+
+def test_widgets_and_screens_do_background_work_only_in_workers() -> None:
+    """Every widget and screen: a Textual worker that reports by message, never a bare
+    thread hop (services offer awaitables; the UI calls them from its workers)."""
+    files = [*(TUI / "widgets").rglob("*.py"), *(TUI / "screens").rglob("*.py")]
+    found = [(p.name, word) for p in files for word in ("to_thread", "call_from_thread")
+             if word in p.read_text(encoding="utf-8")]
+    assert found == []
