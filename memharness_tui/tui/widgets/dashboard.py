@@ -51,11 +51,11 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     BINDINGS = [
         Binding("s", "start", "Start pass", id="staleness.start",
                 tooltip="Start a staleness pass against the repos (live counts and log)"),
-        Binding("c", "cancel_pass", "Cancel pass", id="staleness.cancel",
+        Binding("c", "cancel_pass", "Cancel", id="staleness.cancel",
                 tooltip="Cancel the running pass after its current batch"),
-        Binding("k", "toggle_check_only", "Check-only", id="staleness.check_only",
+        Binding("k", "toggle_check_only", "Check-only", show=False, id="staleness.check_only",
                 tooltip="Check-only: passes compute verdicts but write nothing"),
-        Binding("g", "repos", "Repos", id="staleness.repos",
+        Binding("g", "repos", "Repos", show=False, id="staleness.repos",
                 tooltip="Repos a pass checks for this database: add or remove (remembered)"),
         Binding("e", "revise", "Revise", id="staleness.revise",
                 tooltip="Revise the highlighted fact (also Enter): pin, diff, four fixes"),
@@ -70,12 +70,13 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                 id="staleness.elsewhere",
                 tooltip="Select every matching fact whose file changed only elsewhere (no "
                         "changed line mentions it) and re-verify them all at HEAD (asks first)"),
-        Binding("l", "toggle_follow", "Follow", id="staleness.follow",
+        Binding("l", "toggle_follow", "Follow", show=False, id="staleness.follow",
                 tooltip="Follow: watch the repos' HEADs and run a pass a few seconds after "
                         "each commit, checkout, pull or rebase"),
         Binding("delete", "retract", "Retract", show=False, id="staleness.retract",
                 tooltip="Retract the highlighted fact (asks first; r is Reload here)"),
-        Binding("n", "new_fact", "New fact", id="staleness.new", tooltip="New fact"),
+        Binding("n", "new_fact", "New fact", show=False, id="staleness.new",
+                tooltip="New fact"),
         Binding("i", "open_detail", "Detail", show=False, id="staleness.detail",
                 tooltip="Open the highlighted fact's detail and chain"),
     ]
