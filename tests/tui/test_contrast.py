@@ -116,6 +116,15 @@ async def _screens(pilot) -> list[tuple[str, str]]:
     for key, name in (("2", "subjects"), ("3", "changes"), ("4", "staleness")):
         await pilot.press(key)
         await shot(name)
+        if name == "changes":  # rows since the store began, the cursor on a revised row
+            app.screen.query_one("#diff-since").value = "2026-01-01"
+            app.screen.query_one("#diff-run").press()
+            await settle(pilot)
+            app.screen.query_one("#diff-table").focus()
+            await pilot.press("down")
+            await shot("changes, rows")
+            await pilot.press(*["down"] * 16)
+            await shot("changes, cursor row")
     await pilot.press("1")
     await settle(pilot)
     return shots

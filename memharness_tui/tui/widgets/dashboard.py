@@ -278,8 +278,9 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         summary, took = self.query_one(PassCounters).finished(st, ev)
         line = Text(f"— pass {st.run} {'cancelled' if ev.cancelled else 'done'}: ", style="bold")
         line.append(summary.plain)
-        line.append(f"  ({took.plain})", style="dim")
         self.log_line(line)
+        self.log_line(Text(f"  {took.plain}", style="dim"))  # its own line: at 80 columns
+        # the end of the summary's line (the timing) was cut off
         for message in st.spass.report.repo_errors:  # damaged objects: those pins left as they were
             self.log_line(Text(f"✗ repo error: {clean(message, single_line=True)}", style="bold red"))
         if ev.stale and not st.check_only:
