@@ -83,3 +83,33 @@ async def test_a_current_fact_has_no_triage_row(tri: Tri) -> None:
         assert isinstance(detail, FactDetailScreen)
         assert "✓ current" in detail.text_of("detail-pin")
         assert pin_triage(detail) == "" and detail.triage is None
+
+
+async def test_a_slow_triage_never_holds_the_open(tri: Tri, monkeypatch) -> None:
+    """Git's answer comes after the fact is on screen: "…" meanwhile, then the triage."""
+    import asyncio
+
+    from memharness_tui.tui.screens import detail as detail_module
+
+    release = asyncio.Event()
+    real = detail_module.triage_of
+
+    async def slow(repos, fact):  # noqa: ANN001, ANN202
+        await release.wait()
+        return await real(repos, fact)
+
+    monkeypatch.setattr(detail_module, "triage_of", slow)
+    async with tri.app().run_test(size=(160, 44)) as pilot:
+        await after_pass(pilot)
+        pilot.app.open_fact(tri.ids["touches"])
+        await until(pilot, lambda: isinstance(pilot.app.screen, FactDetailScreen)
+                    and pilot.app.screen.why is not None, "the detail, git still busy")
+        await pilot.pause()
+        detail = pilot.app.screen
+        assert isinstance(detail, FactDetailScreen)
+        assert "The server listens on port 8080" in detail.text_of("detail-text")
+        assert pin_triage(detail) == "…" and detail.triage is None
+        release.set()
+        await until(pilot, lambda: detail.triage is not None, "the triage")
+        await settle(pilot)
+        assert pin_triage(detail).startswith("touches it — ")
