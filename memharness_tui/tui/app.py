@@ -73,7 +73,7 @@ class MemharnessApp(App[int]):
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
         Binding("question_mark,f1", "help", "Help", id="app.help",
                 tooltip="This help: every key"),
-        Binding("ctrl+t", "pick_theme", "Theme", id="app.theme",
+        Binding("ctrl+t", "pick_theme", "Theme", id="app.theme", show=False,
                 tooltip="Theme picker (remembered)"),
     ]
 

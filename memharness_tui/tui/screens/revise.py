@@ -241,7 +241,12 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
             t.append("  ")
             t.append_text(safe(j.reason, single_line=True, max_len=110))
             t.append("\ndrift      ", style="bold")
-            t.append(drift_label(self.drift) if j.resolved else "— (pin not in this repo)")
+            if not j.resolved:
+                t.append("— (pin not in this repo)")
+            elif j.freshness == "unresolved":  # no file at the pin: "0 commits" said nothing
+                t.append("unknown (the pin does not resolve)", style="dim")
+            else:
+                t.append(drift_label(self.drift))
         elif self.git_ready.is_set():
             t.append("\ngit        ", style="bold")
             problem = "; ".join(self.git_errors) or "no repo to check against (g on the dashboard)"

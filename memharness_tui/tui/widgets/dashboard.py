@@ -52,11 +52,11 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     BINDINGS = [
         Binding("s", "start", "Start pass", id="staleness.start",
                 tooltip="Start a staleness pass against the repos (live counts and log)"),
-        Binding("c", "cancel_pass", "Cancel pass", id="staleness.cancel",
+        Binding("c", "cancel_pass", "Cancel", id="staleness.cancel",
                 tooltip="Cancel the running pass after its current batch"),
-        Binding("k", "toggle_check_only", "Check-only", id="staleness.check_only",
+        Binding("k", "toggle_check_only", "Check-only", show=False, id="staleness.check_only",
                 tooltip="Check-only: passes compute verdicts but write nothing"),
-        Binding("g", "repos", "Repos", id="staleness.repos",
+        Binding("g", "repos", "Repos", show=False, id="staleness.repos",
                 tooltip="Repos a pass checks for this database: add or remove (remembered)"),
         Binding("e", "revise", "Revise", id="staleness.revise",
                 tooltip="Revise the highlighted fact (also Enter): pin, diff, four fixes"),
@@ -71,12 +71,13 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                 id="staleness.elsewhere",
                 tooltip="Select every matching fact whose file changed only elsewhere (no "
                         "changed line mentions it) and re-verify them all at HEAD (asks first)"),
-        Binding("l", "toggle_follow", "Follow", id="staleness.follow",
+        Binding("l", "toggle_follow", "Follow", show=False, id="staleness.follow",
                 tooltip="Follow: watch the repos' HEADs and run a pass a few seconds after "
                         "each commit, checkout, pull or rebase"),
         Binding("delete", "retract", "Retract", show=False, id="staleness.retract",
                 tooltip="Retract the highlighted fact (asks first; r is Reload here)"),
-        Binding("n", "new_fact", "New fact", id="staleness.new", tooltip="New fact"),
+        Binding("n", "new_fact", "New fact", show=False, id="staleness.new",
+                tooltip="New fact"),
         Binding("i", "open_detail", "Detail", show=False, id="staleness.detail",
                 tooltip="Open the highlighted fact's detail and chain"),
     ]
@@ -271,8 +272,9 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         summary, took = self.query_one(PassCounters).finished(st, ev)
         line = Text(f"— pass {st.run} {'cancelled' if ev.cancelled else 'done'}: ", style="bold")
         line.append(summary.plain)
-        line.append(f"  ({took.plain})", style="dim")
         self.log_line(line)
+        self.log_line(Text(f"  {took.plain}", style="dim"))  # its own line: at 80 columns
+        # the end of the summary's line (the timing) was cut off
         for message in st.spass.report.repo_errors:  # damaged objects: those pins left as they were
             self.log_line(Text(f"✗ repo error: {clean(message, single_line=True)}", style="bold red"))
         if ev.stale and not st.check_only:
