@@ -495,12 +495,14 @@ async def test_first_load_in_the_background_with_its_progress(sample, config_dir
         await wait_for(pilot, lambda: app.screen.query("#recall-status")
                        and "(50%)" in label_of(app), then_settle=False)
         assert "keyword only until the model loads (50%)" in label_of(app)
+        # read before typing: the notice expires after a few seconds, which typing under load
+        # can outlast (it is told in the same change that puts "(50%)" in the label)
+        told = [n.message for n in app._notifications]
+        assert any(m.startswith("Downloading the embedding model once") for m in told)
         box = app.screen.query_one("#search", Input)
         box.focus()
         await pilot.press(*"sessions")
         assert box.value == "sessions"  # typing goes on while the model loads
-        told = [n.message for n in app._notifications]
-        assert any(m.startswith("Downloading the embedding model once") for m in told)
         release.set()
         await wait_for(pilot, lambda: "hybrid, as your agent" in label_of(app))
         pane = app.screen.query_one(RecallPane)
