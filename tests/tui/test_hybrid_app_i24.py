@@ -20,7 +20,7 @@ from memharness_tui.tui.screens.revise import ReviseScreen
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.similar import NO_VECTOR, SimilarList
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, type_text
 from .hybrid_helpers import MODEL, FakeEmbedder, embed_all, fake_service
 from .test_flows import ids_in, type_search
 
@@ -394,7 +394,7 @@ async def test_new_fact_form_nudges_as_the_server_and_opens_the_fact(sample, con
         app.push_screen(form)
         await settle(pilot)
         form.query_one("#form-fact", TextArea).focus()
-        await pilot.press(*text)
+        await type_text(pilot, text)
         await wait_for(pilot, lambda: form.nudges.note != "")
         assert form.nudges.note == expected
         assert f"#{similar[0].id} (sim " in form.nudges.note
@@ -423,7 +423,7 @@ async def test_nudges_say_compound_and_clear_when_fixed(sample, config_dir):
         app.push_screen(form)
         await settle(pilot)
         form.query_one("#form-fact", TextArea).focus()
-        await pilot.press(*COMPOUND)
+        await type_text(pilot, COMPOUND)
         await wait_for(pilot, lambda: form.nudges.note != "")
         assert form.nudges.note == remember_note("fresh-subject", COMPOUND,
                                                  [], pinned=False).strip()
