@@ -151,3 +151,21 @@ async def drain(pilot: object, limit: int = 2000) -> None:
             return
         await asyncio.sleep(0.001)
     raise AssertionError(f"still busy after {limit} waits: {busy[:5]}")
+
+
+async def type_text(pilot: object, text: str) -> None:
+    """Type ``text`` into the focused widget as a terminal delivers a burst of keys (a fast
+    typist, a paste without bracketing): each character a ``Key`` event named as the driver
+    names it, all queued before the first is handled, then one ``settle``.
+
+    ``pilot.press`` waits for the process to go idle twice after every key (at least 40 ms a
+    key, a second when a timer keeps it busy); for a test that checks what the typing ends
+    in, that is most of its time. Tests of what happens *between* keys keep ``pilot.press``.
+    """
+    from textual import events
+    from textual.keys import _character_to_key
+
+    app = pilot.app  # type: ignore[attr-defined]
+    for char in text:
+        app.post_message(events.Key(_character_to_key(char), char))
+    await settle(pilot)

@@ -20,7 +20,7 @@ from memharness_tui.tui.screens.revise import ReviseScreen
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.similar import NO_VECTOR, SimilarList
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, type_text
 from .hybrid_helpers import MODEL, FakeEmbedder, embed_all, fake_service
 from .test_flows import ids_in, type_search
 
@@ -394,7 +394,7 @@ async def test_new_fact_form_nudges_as_the_server_and_opens_the_fact(sample, con
         app.push_screen(form)
         await settle(pilot)
         form.query_one("#form-fact", TextArea).focus()
-        await pilot.press(*text)
+        await type_text(pilot, text)
         await wait_for(pilot, lambda: form.nudges.note != "")
         assert form.nudges.note == expected
         assert f"#{similar[0].id} (sim " in form.nudges.note
@@ -423,7 +423,7 @@ async def test_nudges_say_compound_and_clear_when_fixed(sample, config_dir):
         app.push_screen(form)
         await settle(pilot)
         form.query_one("#form-fact", TextArea).focus()
-        await pilot.press(*COMPOUND)
+        await type_text(pilot, COMPOUND)
         await wait_for(pilot, lambda: form.nudges.note != "")
         assert form.nudges.note == remember_note("fresh-subject", COMPOUND,
                                                  [], pinned=False).strip()
@@ -495,12 +495,14 @@ async def test_first_load_in_the_background_with_its_progress(sample, config_dir
         await wait_for(pilot, lambda: app.screen.query("#recall-status")
                        and "(50%)" in label_of(app), then_settle=False)
         assert "keyword only until the model loads (50%)" in label_of(app)
+        # read before typing: the notice expires after a few seconds, which typing under load
+        # can outlast (it is told in the same change that puts "(50%)" in the label)
+        told = [n.message for n in app._notifications]
+        assert any(m.startswith("Downloading the embedding model once") for m in told)
         box = app.screen.query_one("#search", Input)
         box.focus()
         await pilot.press(*"sessions")
         assert box.value == "sessions"  # typing goes on while the model loads
-        told = [n.message for n in app._notifications]
-        assert any(m.startswith("Downloading the embedding model once") for m in told)
         release.set()
         await wait_for(pilot, lambda: "hybrid, as your agent" in label_of(app))
         pane = app.screen.query_one(RecallPane)
