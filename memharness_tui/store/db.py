@@ -251,7 +251,7 @@ def precheck(path: str) -> Inspection:
     except StoreOpenError:
         # immutable=1 ignores locks; a page torn by a concurrent checkpoint must not make a
         # healthy file look corrupt, so a failure is confirmed through a normal connection.
-        return _look(path, immutable=False)
+        return _confirm(path)
     wal = path + "-wal"
     if os.path.exists(wal) and os.path.getsize(wal) > 0:
         try:
@@ -259,6 +259,26 @@ def precheck(path: str) -> Inspection:
         except StoreOpenError:
             return found  # a -wal we cannot read through (read-only folder): the file as is
     return found
+
+
+def _confirm(path: str) -> Inspection:
+    """The normal read-only look after a failed immutable one. A damaged header that says
+    WAL makes SQLite create an empty -wal and -shm before it finds the file unusable; a
+    refusal must leave the folder as it was, so the sidecars this look made are removed."""
+    sidecars = [path + "-wal", path + "-shm"]
+    existed = [os.path.exists(s) for s in sidecars]
+    try:
+        return _look(path, immutable=False)
+    except StoreOpenError:
+        wal, shm = sidecars
+        if not existed[0]:
+            with contextlib.suppress(OSError):
+                if os.path.getsize(wal) == 0:  # nothing in it: ours, never a writer's data
+                    os.remove(wal)
+        if not existed[1]:  # the file is unusable: no connection of anyone's needs it
+            with contextlib.suppress(OSError):
+                os.remove(shm)
+        raise
 
 
 def _open_failure(exc: sqlite3.Error, path: str) -> MemharnessError:

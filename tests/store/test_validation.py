@@ -737,6 +737,32 @@ def test_corrupt_or_non_sqlite_file_gives_one_clear_line(tmp_path: Path, content
         assert sidecars(path) == []
 
 
+@pytest.mark.parametrize("readonly", [False, True])
+@pytest.mark.parametrize("leftover", [(), ("-wal",), ("-wal", "-shm")])
+def test_a_damaged_header_that_says_wal_leaves_no_sidecars(
+    tmp_path: Path, readonly: bool, leftover: tuple[str, ...]
+) -> None:
+    """A header with WAL's version bytes (18, 19 = 2) over pages of zeros: SQLite creates an
+    empty -wal and -shm before it finds the file unusable. "Nothing was changed" must be
+    true, so the open removes what it made, and only that (a -wal or -shm already there is
+    someone's and stays; the -wal byte for byte)."""
+    path = tmp_path / "memory.db"
+    content = b"SQLite format 3\x00" + bytes([0x10, 0x00, 2, 2]) + bytes(4076)
+    path.write_bytes(content)
+    kept = {}
+    for suffix in leftover:
+        side = Path(f"{path}{suffix}")
+        side.write_bytes(b"")
+        kept[suffix] = side.read_bytes()
+    with pytest.raises(StoreOpenError) as info:
+        Store.open(str(path), readonly=readonly)
+    assert "nothing was changed" in str(info.value)
+    assert path.read_bytes() == content
+    assert sidecars(path) == sorted(kept)
+    if "-wal" in kept:  # (a -shm is SQLite's shared index, rewritten by every reader)
+        assert Path(f"{path}-wal").read_bytes() == kept["-wal"]
+
+
 def test_read_only_open_of_a_missing_path_does_not_create_it(tmp_path: Path) -> None:
     path = tmp_path / "nowhere" / "memory.db"
     with pytest.raises(StoreOpenError) as info:
