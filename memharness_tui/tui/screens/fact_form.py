@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Select, Static, TextArea
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.editing import (
     FactValues,
     Judged,
@@ -48,6 +49,8 @@ _ERROR_FIELDS = (
 
 class FactFormScreen(ModalScreen[int | None]):
     """Shared form machinery; subclasses list their fields and do the write."""
+
+    CSS_PATH = tcss.path(__file__)
 
     AUTO_FOCUS = "#form-fact"
     BINDINGS = [

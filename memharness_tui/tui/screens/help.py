@@ -16,6 +16,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
+from memharness_tui.tui import tcss
+
 HELP_BINDINGS: list[BindingType] = [Binding("escape,question_mark,q", "app.pop_screen", "Close", id="help.close")]
 
 
@@ -135,6 +137,8 @@ def _grid(sections: list[tuple[str, list[tuple[str, str]]]]) -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
+    CSS_PATH = tcss.path(__file__)
+
     BINDINGS = HELP_BINDINGS
 
     def __init__(self, origin: Screen[Any] | None = None) -> None:

@@ -21,6 +21,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.gc_policy import freeze_long_lived
 from memharness_tui.tui.messages import ConfirmWanted, ReposWanted
 from memharness_tui.tui.perf.binding import binding_context
@@ -53,6 +54,7 @@ ASOF_BANNER = ("⏱ AS OF {as_of}: believed then, in every list; staleness verdi
 
 
 class MainScreen(AppScreen):
+    CSS_PATH = tcss.path(__file__)
     AUTO_FOCUS = "#results"
     BINDINGS = [
         # not in the footer: each tab's label shows its key ("Recall [1]"), and at 120

@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Input, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell, clean, freshness_badge
 from memharness_tui.tui.services import RecallQuery
@@ -55,6 +56,8 @@ RecallParams = RecallQuery  # what the Recall tab shows (kept under its old name
 
 class RecallPane(WorkerErrorsToApp, Vertical):
     """Search box + filters over ``Store.recall``; a page of results and more on demand."""
+
+    DEFAULT_CSS = tcss.rules(__file__)
 
     BINDINGS = [
         Binding("a", "screen.toggle_agent_view", "Agent view", id="recall.agent_view",
