@@ -23,7 +23,7 @@ from textual.widgets import Header, TabbedContent, TabPane
 
 from memharness_tui.tui import tcss
 from memharness_tui.tui.gc_policy import freeze_long_lived
-from memharness_tui.tui.messages import ConfirmWanted, ReposWanted
+from memharness_tui.tui.messages import ConfirmWanted, ReembedWanted, ReposWanted
 from memharness_tui.tui.perf.binding import binding_context
 from memharness_tui.tui.perf.footer import KeysFooter
 from memharness_tui.tui.screens.base import AppScreen
@@ -122,6 +122,13 @@ class MainScreen(AppScreen):
 
         message.stop()
         self.app.push_screen(ReposScreen(list(message.repos)), message.chosen)
+
+    def on_reembed_wanted(self, message: ReembedWanted) -> None:
+        """The Recall tab asks for reembed: this screen opens it (hybrid_commands.py)."""
+        from memharness_tui.tui.hybrid_commands import open_reembed
+
+        message.stop()
+        open_reembed(self.mapp)
 
     def on_mount(self) -> None:
         for name in MIRRORED:
