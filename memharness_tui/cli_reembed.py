@@ -14,20 +14,11 @@ import argparse
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from .cli_args import UsageError, integer
 from .cli_hybrid import download_lines, say
 from .store import Store
-
-if TYPE_CHECKING:
-    from .store.embeddings_io import ModelShare
-
-
-class _VectorMix(Protocol):
-    """What :func:`model_note` reads: a Store, or the UI's typed view of one."""
-
-    def model_mix(self) -> list[ModelShare]: ...
 
 BATCH = 64
 
@@ -69,26 +60,9 @@ def _ctrl_c() -> Iterator[_Stop]:
         signal.signal(signal.SIGINT, previous)
 
 
-def model_note(store: _VectorMix, model: str, dim: int) -> str | None:
-    """What to know when the store's vectors come from another model than the installed one."""
-    others = [m for m in store.model_mix() if m.model != model]
-    odd = [m for m in store.model_mix() if m.model == model and m.dim != dim]
-    parts = []
-    if others:
-        named = ", ".join(f"{m.count:,} from {m.model or 'no named model'} ({m.dim} numbers)"
-                          for m in others)
-        parts.append(f"the store has vectors from another model than the installed {model}: "
-                     f"{named}; reembed replaces them")
-    if odd:
-        count = sum(m.count for m in odd)
-        parts.append(f"{count:,} vectors named {model} have "
-                     f"{'/'.join(str(m.dim) for m in odd)} numbers, not this model's {dim}; "
-                     "they are kept, and recall's vector leg passes them over")
-    return "note: " + "; ".join(parts) if parts else None
-
-
 def cmd_reembed(args: argparse.Namespace) -> int:
     from . import embed
+    from .embed.notes import model_note
 
     batch = args.batch
     if batch < 1:

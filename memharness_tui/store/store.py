@@ -69,26 +69,10 @@ class Store:
     and its row in one transaction — so a read or a refused write leaves it as it was.
     """
 
-    def __init__(
-        self,
-        path: str,
-        db: MemharnessDatabase | None,
-        *,
-        schema_version: int,
-        clock: Clock,
-        ranking: RankingSettings,
-        readonly: bool,
-        migration_note: str | None,
-        trust_clock: bool = False,
-        fresh: bool = False,
-        readonly_reason: str | None = None,
-        create_folder: bool = False,
-    ) -> None:
-        self._file = StoreFile(
-            path, db, schema_version=schema_version, clock=clock, ranking=ranking,
-            readonly=readonly, migration_note=migration_note, trust_clock=trust_clock,
-            fresh=fresh, readonly_reason=readonly_reason, create_folder=create_folder,
-        )
+    def __init__(self, file: StoreFile) -> None:
+        """The facade over ``file`` (the open file, ``handle.StoreFile``) and its parts; use
+        :meth:`open`, which opens the file."""
+        self._file = file
         self._answers = Remembered(self._file)
         self._scans = SplitScans(self._file)
         self._browse = BrowseReads(self._file, self._scans, self._answers)
@@ -133,7 +117,7 @@ class Store:
         create = bool(create_folder)
         with translate_sqlite(path):
             opened = open_database(path, readonly=readonly, create_folder=create)
-        return cls(
+        return cls(StoreFile(
             path,
             opened.db,
             schema_version=opened.version,
@@ -145,7 +129,7 @@ class Store:
             fresh=opened.fresh,
             readonly_reason=opened.readonly_reason,
             create_folder=create,
-        )
+        ))
 
     def twin_opener(self, pause: Callable[[], bool] | None = None
                     ) -> Callable[[], Store] | None:

@@ -20,7 +20,7 @@ from textual.command import Provider
 from textual.reactive import reactive
 
 from memharness_tui import config
-from memharness_tui.tui import app_early, gc_policy
+from memharness_tui.tui import app_early, gc_policy, tcss
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.perf.keys import keep_key_order
@@ -63,10 +63,9 @@ class MemharnessApp(App[int]):
     handlers here delegate to them in one line.
     """
 
-    # One CSS convention: per-feature .tcss files beside this module (absolute paths, so
-    # subclasses elsewhere work); no widget carries DEFAULT_CSS.
-    CSS_PATH = [*(Path(__file__).with_name(n) for n in ("app.tcss", "widgets.tcss", "modals.tcss",
-                "staleness.tcss", "hybrid.tcss")), Path(__file__).parent / "widgets/hygiene/hygiene.tcss"]
+    # One CSS convention (tui/tcss.py): app.tcss holds the app-wide rules only; each screen's
+    # and widget's own rules are in the .tcss beside its module.
+    CSS_PATH = tcss.path(__file__)
     TITLE = "memharness"
     COMMANDS = App.COMMANDS | {AppCommands, RecallCommands, FactCommands, _staleness_commands}
     BINDINGS = [

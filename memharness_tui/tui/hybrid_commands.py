@@ -13,8 +13,8 @@ if TYPE_CHECKING:
 
 
 def open_reembed(app: MemharnessApp) -> None:
-    """The palette's and the Recall tab's ``V``: refuse on a read-only store, else open the
-    reembed modal (screens/reembed.py)."""
+    """The palette's entry, and the Recall tab's ``V`` (its ``ReembedWanted``, which the main
+    screen hands here): refuse on a read-only store, else open the reembed modal."""
     from memharness_tui.tui.editing import is_readonly
     from memharness_tui.tui.screens.reembed import ReembedScreen
 

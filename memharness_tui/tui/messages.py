@@ -50,3 +50,7 @@ class ReposWanted(Message):
         super().__init__()
         self.repos = repos
         self.chosen = chosen
+
+
+class ReembedWanted(Message):
+    """The Recall tab's ``V``: its screen opens reembed (or says the store is read-only)."""

@@ -11,13 +11,13 @@ from textual.widgets import DataTable, Input, Select, Static, Tree
 
 from memharness_tui.store import Store, formats
 from memharness_tui.tui.screens.detail import FactDetailScreen
-from memharness_tui.tui.screens.help import HelpScreen
 from memharness_tui.tui.screens.main import MainScreen
 from memharness_tui.tui.screens.modals import ErrorModal, ThemePicker, TimeTravelModal
 from memharness_tui.tui.state import SessionNews
 from memharness_tui.tui.widgets.recall import RecallPane
 
 from .conftest import HOSTILE, NOW, make_app, settle
+from .help_keys import classes_with_keys, missing, read_help
 
 
 def ids_in(table) -> list[int]:
@@ -530,32 +530,78 @@ async def test_hostile_text_renders_literally(sample, config_dir):
 
 
 async def test_help_lists_every_key(sample, config_dir):
-    store, _ = sample
+    """Every key the app answers to is documented in help, read from the live bindings where
+    it works (#22: no hand-kept list): on each tab of the main screen (its keys under "Here",
+    every other tab's after them), on the fact detail, and on each form and modal, whose
+    help (from the command palette) shows that modal's keys."""
+    store, info = sample
     app = make_app(store, config_dir)
-    async with app.run_test(size=(120, 48)) as pilot:
+    seen: dict[str, str] = {}  # where help was opened → what it drew
+    async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        await pilot.press("question_mark")
+        for tab in "12345":
+            await pilot.press(tab)
+            await settle(pilot)
+            seen[f"tab {tab}"] = await read_help(pilot)
+        await pilot.press("1", "slash")  # in the search box ? is typed: F1 opens help
         await settle(pilot)
-        assert isinstance(app.screen, HelpScreen)
-        from io import StringIO
-
-        from rich.console import Console
-
-        from memharness_tui.tui.screens.help import binding_sections
-
-        out = Console(file=StringIO(), width=200, record=True, color_system=None)
-        out.print(app.screen.query_one("#help-keys", Static).content)
-        text = out.export_text()  # what the help screen draws
-        for area, rows in binding_sections():
-            assert area in text, area
-            for keys, desc in rows:
-                assert desc in text and keys in text, (area, keys, desc)
-        for needle in ("Agent view", "Time travel", "History", "Older version", "Theme", "Quit",
-                       "Command palette", "Changes tab", "Repos editor", "Confirm dialogs"):
-            assert needle in text, needle
+        seen["search"] = await read_help(pilot, key="f1")
+        app.screen.query_one("#results").focus()
+        await pilot.press("enter")  # the highlighted fact's detail
+        await settle(pilot)
+        assert isinstance(app.screen, FactDetailScreen)
+        seen["detail"] = await read_help(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        for name, keys in (("new fact", ["n"]), ("time travel", ["t"]), ("theme", ["ctrl+t"]),
+                           ("confirm", ["delete"]), ("repos", ["4", "g"]), ("revise", ["4", "e"])):
+            await pilot.press(*keys)
+            await settle(pilot)
+            assert app.screen.is_modal, name
+            if name == "repos":  # from the box that adds a repo to the list, where x removes
+                await pilot.press("shift+tab")
+                await settle(pilot)
+            if name == "new fact":  # Ctrl+O works (and shows) while the text resembles a fact
+                await pilot.press(*"bulk")
+                app.screen.query_one("#form-fact").focus()
+                await pilot.press(*"Bulk fact number 3 about widgets and gadgets")
+                for _ in range(200):
+                    await pilot.pause(0.02)
+                    if app.screen.query_one("#form-nudge", Static).render().plain.strip():
+                        break
+                await settle(pilot)
+            seen[name] = await read_help(pilot, palette=True)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, MainScreen), name
+        app.report_error(RuntimeError("boom"))  # what a failed worker does
+        await settle(pilot)
+        assert isinstance(app.screen, ErrorModal)
+        seen["error"] = await read_help(pilot, palette=True)
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
+
+    keys = classes_with_keys()
+    where = {"MemharnessApp": ["tab 1"], "MainScreen": ["tab 2"], "ResultsTable": ["tab 1"],
+             "RecallPane": ["tab 1", "search", "tab 2"], "SubjectsPane": ["tab 2"], "DiffPane": ["tab 3"],
+             "StalenessDashboard": ["tab 4"], "FlaggedPanel": ["tab 4"], "HygienePane": ["tab 5"],
+             "FactDetailScreen": ["detail"], "FactFormScreen": ["new fact"],
+             "TimeTravelModal": ["time travel"], "ThemePicker": ["theme"],
+             "ConfirmScreen": ["confirm"], "ReposScreen": ["repos"], "ReviseScreen": ["revise"],
+             "ErrorModal": ["error"]}
+    # (On the search box, Textual's own "down" (scroll) is live and gives way to the Recall
+    # tab's "down: to results" when it has nothing to scroll: help on another tab lists it.)
+    for name, opened in where.items():
+        text = "\n".join(seen[o] for o in opened)
+        assert missing(text, keys[name]) == [], (name, opened)
+    for tab, other in (("1", "SubjectsPane"), ("2", "StalenessDashboard"), ("4", "RecallPane")):
+        text = seen[f"tab {tab}"]  # another tab's keys, after "The other tabs"
+        assert missing(text[text.index("The other tabs"):], keys[other]) == [], (tab, other)
+    everything = "\n".join(seen.values())
+    for needle in ("Agent view", "Time travel", "History", "Older version", "Theme", "Quit",
+                   "command palette", "Changes tab", "Esc, ? or q closes this screen."):
+        assert needle in everything, needle
 
 
 async def test_command_palette_opens_a_fact_by_id(sample, config_dir):

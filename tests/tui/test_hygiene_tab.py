@@ -319,15 +319,32 @@ async def test_enter_on_a_stale_pin_shows_the_staleness_tab(hyg, tmp_path: Path)
         assert pane.screen.query_one("#tabs").active == "staleness"
 
 
-def test_help_lists_the_tabs_keys():
-    from memharness_tui.tui.screens.help import binding_sections
+async def test_help_lists_the_tabs_keys(hyg, tmp_path: Path):
+    """Help opened on the Hygiene tab lists its keys (from the live bindings, #22), and help
+    opened on a fix's editor and on its preview lists theirs."""
+    from memharness_tui.tui.screens.hygiene_edit import FixEditor
 
-    sections = dict(binding_sections())
-    assert ("space", "Mark or unmark the highlighted flag (a fix then applies to all marked)") \
-        in sections["Hygiene tab"]
-    assert any("Merge a near-duplicate group" in d for _, d in sections["Hygiene tab"])
-    assert any(d == "Apply" or "Apply" in d for _, d in sections["Hygiene fix: editor and preview"])
-    assert ("5", "Show the Hygiene tab") in sections["Main screen"]
+    from .help_keys import classes_with_keys, documented, missing, read_help
+
+    store, _ = hyg
+    app = app_on(store, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = await open_tab(pilot)
+        await highlight(pilot, pane, "near-duplicate")
+        here = await read_help(pilot)
+        await pilot.press("m")
+        await modal(pilot, MergeEditor)
+        editor = await read_help(pilot, palette=True)
+        await pilot.press("ctrl+s")
+        await modal(pilot, PlanPreview)
+        preview = await read_help(pilot, palette=True)
+    assert documented(here, "space", "Mark or unmark the highlighted flag (a fix then applies to all marked)")
+    assert any("Merge a near-duplicate group" in line for line in here.splitlines())
+    assert documented(here, "5", "Show the Hygiene tab")
+    keys = classes_with_keys()
+    assert missing(here, keys["HygienePane"]) == []
+    assert missing(editor, keys["FixEditor"]) == [] and issubclass(MergeEditor, FixEditor)
+    assert missing(preview, keys["PlanPreview"]) == [] and documented(preview, "y", "Apply")
 
 
 async def test_hostile_text_in_flags_and_preview_is_data(hyg, tmp_path: Path):

@@ -10,11 +10,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import clean
 
 
 class ConfirmScreen(ModalScreen[bool]):
     """Dismisses with True (confirmed) or False."""
+
+    CSS_PATH = tcss.path(__file__)
 
     AUTO_FOCUS = "#confirm-cancel"
     BINDINGS = [

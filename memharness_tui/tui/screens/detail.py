@@ -14,6 +14,7 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.widgets import Header, Static, Tree
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.perf.footer import KeysFooter
 from memharness_tui.tui.perf.layout import laid_out_at
@@ -45,6 +46,7 @@ class ChainTree(KeptLinesTree):
 
 
 class FactDetailScreen(AppScreen):
+    CSS_PATH = tcss.path(__file__)
     AUTO_FOCUS = "#chain"
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="detail.back",
@@ -245,7 +247,7 @@ class FactDetailScreen(AppScreen):
         return width - 2 if width else None
 
     def _chain_pane(self) -> int:
-        """That width, or before the first layout what app.tcss will give it (#detail-main is
+        """That width, or before the first layout what detail.tcss will give it (#detail-main is
         3fr of 5, less its padding and the box's border and padding); ``_refit_chain`` checks."""
         pane = self._laid_out_pane()
         return self.size.width * 3 // 5 - 8 if pane is None else pane

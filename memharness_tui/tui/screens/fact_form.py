@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, Footer, Input, Select, Static, TextArea
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.editing import (
     FactValues,
     Judged,
@@ -62,6 +63,8 @@ def _refused_again(raw: str, refused: str, rule: Callable[[str], Any] | None,
 
 class FactFormScreen(ModalScreen[int | None]):
     """Shared form machinery; subclasses list their fields and do the write."""
+
+    CSS_PATH = tcss.path(__file__)
 
     AUTO_FOCUS = "#form-fact"
     BINDINGS = [

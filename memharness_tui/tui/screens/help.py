@@ -1,7 +1,8 @@
-"""The ``?`` help screen: first the keys that work where it was opened — read from that
-screen's live bindings (``Screen.active_bindings``, as Textual's own key panel does), so a
-binding added at run time or a key of the focused tab is there — then every key the app's
-classes bind, grouped by where it works."""
+"""The ``?`` help screen, read from the live widgets of the screen it was opened from: first
+the keys that work there now (``Screen.active_bindings``, as Textual's own key panel reads
+them, so a binding added at run time or a key of the focused tab is there), then, on a screen
+with tabs, each other tab's keys from the bindings of the widgets in that tab. No list is kept
+by hand: a new key on a widget or a screen is in help where it works."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from typing import Any
 
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.actions import parse
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static, TabbedContent, TabPane
+
+from memharness_tui.tui import tcss
 
 HELP_BINDINGS: list[BindingType] = [Binding("escape,question_mark,q", "app.pop_screen", "Close", id="help.close")]
 
@@ -31,66 +35,8 @@ def _key_label(key: str) -> str:
     return " / ".join(one(k) for k in key.split(","))
 
 
-def binding_sections() -> list[tuple[str, list[tuple[str, str]]]]:
-    """(area, [(keys, description)]) built from the classes' BINDINGS so the list never drifts."""
-    from memharness_tui.tui.app import MemharnessApp
-    from memharness_tui.tui.screens.confirm import ConfirmScreen
-    from memharness_tui.tui.screens.detail import FactDetailScreen
-    from memharness_tui.tui.screens.fact_form import FactFormScreen
-    from memharness_tui.tui.screens.hygiene_edit import FixEditor
-    from memharness_tui.tui.screens.hygiene_preview import PlanPreview
-    from memharness_tui.tui.screens.main import MainScreen
-    from memharness_tui.tui.screens.modals import ErrorModal, ThemePicker, TimeTravelModal
-    from memharness_tui.tui.screens.repos import ReposScreen
-    from memharness_tui.tui.screens.revise import ReviseScreen
-    from memharness_tui.tui.widgets.dashboard import StalenessDashboard
-    from memharness_tui.tui.widgets.diff import DiffPane
-    from memharness_tui.tui.widgets.hygiene import HygienePane
-    from memharness_tui.tui.widgets.recall import RecallPane
-    from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
-    from memharness_tui.tui.widgets.subjects import SubjectsPane
-
-    areas: list[tuple[str, list[type[DOMNode]]]] = [
-        ("Everywhere", [MemharnessApp]),
-        ("Main screen", [MainScreen]),
-        ("Recall tab", [RecallPane]),
-        ("Subjects tab", [SubjectsPane]),
-        ("Changes tab", [DiffPane]),
-        ("Staleness tab", [StalenessDashboard, FlaggedPanel]),
-        ("Hygiene tab", [HygienePane]),
-        ("Hygiene fix: editor and preview", [FixEditor, PlanPreview]),
-        ("Fact detail", [FactDetailScreen]),
-        ("Revise a flagged fact", [ReviseScreen]),
-        ("New fact and rewrite forms", [FactFormScreen]),
-        ("Repos editor", [ReposScreen]),
-        ("Confirm dialogs", [ConfirmScreen]),
-        ("Time travel", [TimeTravelModal]),
-        ("Theme picker", [ThemePicker]),
-        ("Error messages", [ErrorModal]),
-        ("This help", [HelpScreen]),
-    ]
-    sections: list[tuple[str, list[tuple[str, str]]]] = []
-    for area, classes in areas:
-        rows: list[tuple[str, str]] = []
-        for cls in classes:
-            for b in cls.BINDINGS:
-                if isinstance(b, Binding) and (b.description or b.tooltip):
-                    rows.append((_key_label(b.key), b.tooltip or b.description))
-        if area == "Everywhere":
-            rows += [("Ctrl+P", "Command palette (all commands)"), ("Ctrl+Q", "Quit")]
-        sections.append((area, rows))
-    sections.append(("Tables and lists", [
-        ("↑ ↓ PgUp PgDn", "Move"), ("Enter", "Open the highlighted fact / subject"),
-        ("Tab / Shift+Tab", "Next / previous control"),
-        ("Esc", "Leave a text box (then single-letter keys work)"),
-    ]))
-    return sections
-
-
 def _area(node: Any) -> str:
     """Where a live binding works: everywhere (the app), a tab (its pane), or this screen."""
-    from textual.app import App
-
     if isinstance(node, App):
         return "Everywhere"
     if isinstance(node, Screen):
@@ -98,10 +44,15 @@ def _area(node: Any) -> str:
     chain = list(node.ancestors_with_self)
     pane = next((a for a in chain if isinstance(a, TabPane)), None)
     tabs = next((a for a in chain if isinstance(a, TabbedContent)), None)
-    if pane is not None and tabs is not None and pane.id is not None:
-        label = tabs.get_tab(pane.id).label.plain  # "Recall [1]": the tab's key hint dropped
-        return f"{label.split(' [')[0]} tab"
+    if pane is not None and tabs is not None:
+        return _tab_area(tabs, pane)
     return "This screen"
+
+
+def _tab_area(tabs: TabbedContent, pane: TabPane) -> str:
+    """"Recall tab" for the pane whose tab reads "Recall [1]" (the key hint dropped)."""
+    label = tabs.get_tab(pane).label.plain
+    return f"{label.split(' [')[0]} tab"
 
 
 def live_sections(screen: Screen[Any]) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -122,6 +73,51 @@ def live_sections(screen: Screen[Any]) -> list[tuple[str, list[tuple[str, str]]]
             for area, rows in ordered]
 
 
+def _own_bindings(node: DOMNode) -> list[Binding]:
+    """The bindings ``node``'s classes declare, less those of Textual's stock widgets (a
+    table's arrows, a text box's editing: the same on every tab, and listed under "Here" when
+    such a widget has focus); a subclass's binding of a key replaces its base's."""
+    by_key: dict[str, Binding] = {}
+    for cls in reversed(type(node).__mro__):
+        if not cls.__module__.startswith("textual.") and "BINDINGS" in vars(cls):
+            by_key.update((b.key, b) for b in Binding.make_bindings(vars(cls)["BINDINGS"]))
+    return list(by_key.values())
+
+
+def _action_state(node: DOMNode, action: str) -> bool | None:
+    """``check_action`` of the node the action runs on: False hides a key (as Textual's footer
+    does), None shows it as not available now."""
+    namespace, name, params = parse(action)
+    target = {"app": node.app, "screen": node.screen}.get(namespace, node)
+    return target.check_action(name, params)
+
+
+def other_tab_sections(screen: Screen[Any], shown: set[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(area, [(keys, description)]) for each tab of ``screen`` not among the ``shown`` areas,
+    from the bindings of the live widgets in that tab, in the tabs' order."""
+    sections: list[tuple[str, list[tuple[str, str]]]] = []
+    for tabs in screen.query(TabbedContent):
+        if not tabs.display:  # hidden (the welcome of an empty store): its keys do nothing
+            continue
+        for pane in tabs.query(TabPane):
+            area = _tab_area(tabs, pane)
+            if area in shown:
+                continue
+            rows: dict[str, list[str]] = {}
+            for node in pane.walk_children():
+                for b in _own_bindings(node):
+                    text = b.tooltip or b.description
+                    state = _action_state(node, b.action)
+                    if not text or state is False:
+                        continue
+                    keys = rows.setdefault(text + ("" if state else " (not now)"), [])
+                    if _key_label(b.key) not in keys:
+                        keys.append(_key_label(b.key))
+            if rows:
+                sections.append((area, [(" / ".join(keys), text) for text, keys in rows.items()]))
+    return sections
+
+
 def _grid(sections: list[tuple[str, list[tuple[str, str]]]]) -> Table:
     table = Table.grid(padding=(0, 2))
     table.add_column(justify="right", style="bold", no_wrap=True)
@@ -135,27 +131,25 @@ def _grid(sections: list[tuple[str, list[tuple[str, str]]]]) -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
+    """Every key that works on ``origin`` now, then the keys of its other tabs."""
+
+    CSS_PATH = tcss.path(__file__)
+
     BINDINGS = HELP_BINDINGS
 
-    def __init__(self, origin: Screen[Any] | None = None) -> None:
-        """``origin``: the screen ``?`` was pressed on (its live keys come first)."""
+    def __init__(self, origin: Screen[Any]) -> None:
+        """``origin``: the screen ``?`` was pressed on (the screen help describes)."""
         super().__init__()
         self.origin = origin
 
     def compose(self) -> ComposeResult:
+        here = live_sections(self.origin)
+        others = other_tab_sections(self.origin, {area for area, _ in here})
         with VerticalScroll(id="help-box", classes="modal-box"):
             yield Static(Text("Keys", style="bold"), classes="modal-title")
-            if self.origin is not None:
-                yield Static(Text("Here", style="bold"), classes="help-part")
-                yield Static(_grid(live_sections(self.origin)), id="help-here")
-                yield Static(Text("All keys", style="bold"), classes="help-part")
-            table = Table.grid(padding=(0, 2))
-            table.add_column(justify="right", style="bold", no_wrap=True)
-            table.add_column()
-            for area, rows in binding_sections():
-                table.add_row(Text(area, style="underline"), "")
-                for keys, desc in rows:
-                    table.add_row(Text(keys), Text(desc))
-                table.add_row("", "")
-            yield Static(table, id="help-keys")
+            yield Static(Text("Here", style="bold"), classes="help-part")
+            yield Static(_grid(here), id="help-here")
+            if others:
+                yield Static(Text("The other tabs", style="bold"), classes="help-part")
+                yield Static(_grid(others), id="help-tabs")
             yield Static("Esc, ? or q closes this screen.", classes="modal-help")

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import cell, clean
 
 __all__ = ["FixEditor", "MergeEditor", "PinEditor", "SplitEditor"]
@@ -22,7 +23,8 @@ __all__ = ["FixEditor", "MergeEditor", "PinEditor", "SplitEditor"]
 class FixEditor(ModalScreen[object]):
     """A box with a title, a help line, the editor's widgets and Preview / Cancel."""
 
-    CSS_PATH = "hygiene_modals.tcss"
+    CSS_PATH = tcss.path(__file__)
+
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="hygiene_edit.cancel"),
         Binding("ctrl+s", "done", "Preview", id="hygiene_edit.preview"),

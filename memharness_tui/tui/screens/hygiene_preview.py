@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import cell, clean
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ def row_cells(row: PlannedRow) -> tuple[Text, Text, Text, Text]:
 class PlanPreview(ModalScreen[bool]):
     """Dismisses with True (apply) or False (nothing is written)."""
 
-    CSS_PATH = "hygiene_modals.tcss"
+    CSS_PATH = tcss.path(__file__)
+
     AUTO_FOCUS = "#preview-rows"
     BINDINGS = [
         Binding("escape,n", "answer(False)", "Cancel", id="hygiene_preview.cancel"),

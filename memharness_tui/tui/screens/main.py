@@ -21,8 +21,9 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Header, TabbedContent, TabPane
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.gc_policy import freeze_long_lived
-from memharness_tui.tui.messages import ConfirmWanted, ReposWanted
+from memharness_tui.tui.messages import ConfirmWanted, ReembedWanted, ReposWanted
 from memharness_tui.tui.perf.binding import binding_context
 from memharness_tui.tui.perf.footer import KeysFooter
 from memharness_tui.tui.screens.base import AppScreen
@@ -54,6 +55,7 @@ ASOF_BANNER = ("⏱ AS OF {as_of}: believed then, in every list; staleness verdi
 
 
 class MainScreen(AppScreen):
+    CSS_PATH = tcss.path(__file__)
     AUTO_FOCUS = "#results"
     BINDINGS = [
         # not in the footer: each tab's label shows its key ("Recall [1]"), and at 120
@@ -122,6 +124,13 @@ class MainScreen(AppScreen):
 
         message.stop()
         self.app.push_screen(ReposScreen(list(message.repos)), message.chosen)
+
+    def on_reembed_wanted(self, message: ReembedWanted) -> None:
+        """The Recall tab asks for reembed: this screen opens it (hybrid_commands.py)."""
+        from memharness_tui.tui.hybrid_commands import open_reembed
+
+        message.stop()
+        open_reembed(self.mapp)
 
     def on_mount(self) -> None:
         for name in MIRRORED:

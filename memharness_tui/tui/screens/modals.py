@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import clean
 
 if TYPE_CHECKING:
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
 class TimeTravelModal(ModalScreen[str | None]):
     """Ask for an as_of instant; dismisses with the canonical timestamp, ``""`` for now, None to cancel."""
+
+    CSS_PATH = tcss.path(__file__)
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="timetravel.cancel")]
 
@@ -85,6 +88,8 @@ def bad_date_message(raw: str, store_message: str) -> str:
 class ErrorModal(ModalScreen[None]):
     """An unexpected failure, shown as one message (never a traceback)."""
 
+    CSS_PATH = tcss.path(__file__)
+
     BINDINGS = [Binding("escape,enter", "dismiss_modal", "Close", id="error.close")]
 
     def __init__(self, title: str, message: str, *, fatal: bool = False) -> None:
@@ -111,6 +116,8 @@ class ErrorModal(ModalScreen[None]):
 
 class ThemePicker(ModalScreen[str | None]):
     """Pick a theme; moving the highlight previews it, Enter keeps it, Escape restores the old one."""
+
+    CSS_PATH = tcss.path(__file__)
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="themes.cancel")]
 

@@ -20,6 +20,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, ProgressBar, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.messages import StoreChanged
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
@@ -32,6 +33,8 @@ BATCH = 64  # the reference's (and the CLI's) batch
 
 class ReembedScreen(WorkerErrorsToApp, ModalScreen[int | None]):
     """Dismisses with the number of facts embedded (None: closed before it started)."""
+
+    CSS_PATH = tcss.path(__file__)
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel / close", id="reembed.cancel",

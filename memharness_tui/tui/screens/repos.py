@@ -17,6 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.repos import display_path
 from memharness_tui.tui.services.git import check_repo
@@ -32,6 +33,7 @@ class RepoChecked(Message):
 
 
 class ReposScreen(ModalScreen[list[str] | None]):
+    CSS_PATH = tcss.path(__file__)
     AUTO_FOCUS = "#repo-add"
     BINDINGS = [
         Binding("escape", "close", "Done", id="repos.close"),

@@ -18,6 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.editing import DEFAULT_FACTOR, PathAtHead, is_readonly, repin_ref
 from memharness_tui.tui.render import clean, fact_heading, freshness_badge, safe, theme_color
 from memharness_tui.tui.services.git import Judged, revise_picture
@@ -145,6 +146,8 @@ def drift_label(drift: Drift | None) -> str:
 
 class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
     """Dismisses with what was done ("rewritten", "still-true", "downgraded", "retracted") or None."""
+
+    CSS_PATH = tcss.path(__file__)
 
     AUTO_FOCUS = "#revise-diff"
     BINDINGS = [

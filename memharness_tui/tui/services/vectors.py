@@ -90,6 +90,6 @@ class VectorService:
 
     async def model_note(self, model: str, dim: int) -> str | None:
         """The CLI's note when the store's vectors come from another model than ``model``."""
-        from memharness_tui.cli_reembed import model_note
+        from memharness_tui.embed.notes import model_note
 
         return await self._gw.call(lambda s: model_note(s, model, dim))

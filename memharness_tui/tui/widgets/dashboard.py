@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.reactive import reactive
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.messages import ConfirmWanted, OpenFact, ReposWanted, StoreChanged
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.repos import display_path
@@ -49,6 +50,7 @@ def options_for(app: Any) -> StalenessOptions:
 
 
 class StalenessDashboard(WorkerErrorsToApp, Vertical):
+    DEFAULT_CSS = tcss.rules(__file__)
     BINDINGS = [
         Binding("s", "start", "Start pass", id="staleness.start",
                 tooltip="Start a staleness pass against the repos (live counts and log)"),

@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Button, DataTable, Input, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.perf.look_table import LookCachedTable
 from memharness_tui.tui.render import cell, clean, parse_iso, theme_color
@@ -58,6 +59,8 @@ def _cut(text: Text, cells: int) -> Text:
 
 class DiffPane(LoadsWhenShown, Vertical):
     """Changes since a date; under time travel, only those made by then (``as_of``)."""
+
+    DEFAULT_CSS = tcss.rules(__file__)
 
     BINDINGS = [
         Binding("d", "focus_since", "Since", id="diff.since",

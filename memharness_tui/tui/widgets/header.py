@@ -10,15 +10,19 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from memharness_tui.tui import tcss
+
 
 class StatusStrip(Static):
     """``total / live / pinned / stale / unresolved · schema vN``; always literal text.
 
     "live" (not "current"): "current" is a staleness verdict elsewhere on screen.
-    Its box is one row as wide as the screen (``app.tcss``), so new counts repaint the strip
+    Its box is one row as wide as the screen (``header.tcss``), so new counts repaint the strip
     alone: ``Static.update`` would lay the whole screen out again, twice a second while a
     pass writes (every data_version poll that sees its batches refreshes the counts).
     """
+
+    DEFAULT_CSS = tcss.rules(__file__)
 
     _shown: str | None = None
 

@@ -14,7 +14,8 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Input, Static
 
-from memharness_tui.tui.messages import OpenFact
+from memharness_tui.tui import tcss
+from memharness_tui.tui.messages import OpenFact, ReembedWanted
 from memharness_tui.tui.render import cell, clean, freshness_badge
 from memharness_tui.tui.services import RecallQuery
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
@@ -55,6 +56,8 @@ RecallParams = RecallQuery  # what the Recall tab shows (kept under its old name
 
 class RecallPane(WorkerErrorsToApp, Vertical):
     """Search box + filters over ``Store.recall``; a page of results and more on demand."""
+
+    DEFAULT_CSS = tcss.rules(__file__)
 
     BINDINGS = [
         Binding("a", "screen.toggle_agent_view", "Agent view", id="recall.agent_view",
@@ -370,9 +373,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         retract_highlighted(self.mapp, self.query_one("#results"))
 
     def action_reembed(self) -> None:
-        from memharness_tui.tui.hybrid_commands import open_reembed
-
-        open_reembed(self.mapp)
+        self.post_message(ReembedWanted())  # the screen opens it
 
     def action_leave_input(self) -> None:
         self.query_one("#results", ResultsTable).focus()

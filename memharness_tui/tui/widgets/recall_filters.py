@@ -10,6 +10,8 @@ from rich.text import Text
 from textual.suggester import Suggester
 from textual.widgets import Static
 
+from memharness_tui.tui import tcss
+
 if TYPE_CHECKING:
     from textual.widgets import Select
 
@@ -51,8 +53,10 @@ class FilterStub(Static):
     option list, and their styles parsed on first use), so the pane is composed with these
     and the main screen swaps the real Selects in once the first results are painted
     (``RecallPane.mount_filters``). Not focusable: nothing can be chosen before the swap.
-    Styled in ``app.tcss`` like a Select's current-value row.
+    Styled in ``recall_filters.tcss`` like a Select's current-value row.
     """
+
+    DEFAULT_CSS = tcss.rules(__file__)
 
     def __init__(self, filter_id: str) -> None:
         prompt, options, value = FILTERS[filter_id]

@@ -24,6 +24,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.perf.scrolling import SteadyScrollbars, update_scrollbars
 from memharness_tui.tui.widgets.table_rows import GAP, row_segments, row_text
 from memharness_tui.tui.widgets.typing import route_typing
@@ -45,6 +46,8 @@ class Col:
 
 class ResultsTable(SteadyScrollbars, ScrollView, can_focus=True):
     """Rows keyed by string; cells are ``Text`` (never markup)."""
+
+    DEFAULT_CSS = tcss.rules(__file__)
 
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False),

@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import ColumnKey, RowDoesNotExist
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.perf.look_table import LookCachedTable
 from memharness_tui.tui.render import (
@@ -49,6 +50,7 @@ def fact_columns(id_width: int, status: int, fresh: int) -> tuple[Column, ...]:
 
 
 class SubjectsPane(LoadsWhenShown, Horizontal):
+    DEFAULT_CSS = tcss.rules(__file__)
     BINDINGS = [
         Binding("h", "toggle_history", "History", id="subjects.history",
                 tooltip="History: include superseded and retracted rows (dimmed)"),

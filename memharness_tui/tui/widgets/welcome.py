@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import clean
 
 
@@ -35,6 +36,8 @@ def welcome_text(path: str, *, is_new: bool, readonly: bool) -> Text:
 
 class Welcome(Static, can_focus=True):
     """Shown by the main screen while the store has no facts at all (hides the tabs)."""
+
+    DEFAULT_CSS = tcss.rules(__file__)
 
     BINDINGS = [Binding("n", "new_fact", "New fact", id="welcome.new_fact",
                         tooltip="Add the first fact")]

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, ProgressBar, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.messages import OpenFact
 from memharness_tui.tui.render import cell
 from memharness_tui.tui.widgets.base import LoadsWhenShown
@@ -37,6 +38,7 @@ NARROW = 100
 
 
 class HygienePane(LoadsWhenShown, Vertical):
+    DEFAULT_CSS = tcss.rules(__file__)
     BINDINGS = [
         Binding("space", "mark", "Mark", id="hygiene.mark",
                 tooltip="Mark or unmark the highlighted flag (a fix then applies to all marked)"),

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import ProgressBar, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import clean, theme_color
 
 if TYPE_CHECKING:
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 
 class PassCounters(Vertical):
 
+    DEFAULT_CSS = tcss.rules(__file__)
     def compose(self) -> ComposeResult:
         yield Static(id="dash-counters")
         with Horizontal(id="dash-progress-row"):

@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widgets import Input, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import believed_at, cell, freshness_badge, theme_color
 from memharness_tui.tui.services.git import (
     Judged,
@@ -71,6 +72,7 @@ def flagged_columns(id_width: int) -> list[Col]:
 
 
 class FlaggedPanel(WorkerErrorsToApp, Vertical):
+    DEFAULT_CSS = tcss.rules(__file__)
     BINDINGS = [
         Binding("a", "mark_all", "Mark all", show=False, id="staleness.mark_all",
                 tooltip="Mark every fact the filters match (again: unmark them)"),

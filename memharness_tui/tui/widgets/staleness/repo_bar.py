@@ -8,11 +8,14 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import safe, theme_color
 
 
 class RepoBar(Static):
     """One fixed row (``height: 1``, full width): redrawing it never needs a layout."""
+
+    DEFAULT_CSS = tcss.rules(__file__)
 
     repos: reactive[tuple[str, ...]] = reactive((), init=False, repaint=False)
     check_only: reactive[bool] = reactive(False, init=False, repaint=False)

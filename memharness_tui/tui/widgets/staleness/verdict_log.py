@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.widgets import RichLog
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.perf.scrolling import (
     SteadyScrollbars,
     log_size_known,
@@ -35,6 +36,8 @@ class VerdictLog(SteadyScrollbars, RichLog):
     changes size, so here a new virtual size only updates the scrollbars; a scrollbar that
     appears or goes still asks for a layout itself (``show_*_scrollbar``).
     """
+
+    DEFAULT_CSS = tcss.rules(__file__)
 
     virtual_size = virtual_size_without_layout()
 
