@@ -1,0 +1,213 @@
+"""Which rows another connection's commits touched, read from the write-ahead log (WAL).
+
+SQLite says *that* another connection committed (``PRAGMA data_version``), never *what*.
+The WAL says it: every commit appends the new image of each page it changed, and a changed
+row always rewrites the table b-tree leaf that holds it. So the rowids on the leaf images
+appended since a known point cover every row inserted or updated since then (this module
+reads only the file formats SQLite documents: https://www.sqlite.org/fileformat2.html §4,
+https://www.sqlite.org/walformat.html §2).
+
+``rowids_since`` answers with the rowids on the table leaves committed after a mark, or
+``None`` — "cannot say", and the caller scans every row — whenever the answer
+could be incomplete:
+
+- the WAL was restarted (its salts moved) or truncated since the cursor: frames unread;
+- a frame holds a page that is not a b-tree page and not on the freelist now (an overflow
+  page carries a row's tail without its rowid: a row's change may be there alone);
+- the wal-index header is being rewritten as it is read (its two copies differ, its checksum
+  fails), or a frame's salts are not the log's;
+- not a WAL database, no ``-shm`` file, too many frames to read cheaply.
+
+What the rowids cannot show is a row *deleted* from a leaf (the new image lacks it) or a leaf
+freed whole; the caller checks for deletions itself (the total row count).
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from dataclasses import dataclass
+
+WAL_HEADER = 32
+FRAME_HEADER = 24
+SHM_HEADER = 48  # one copy of the wal-index header (two copies follow each other)
+SHM_VERSION = 3007000
+TABLE_LEAF = 0x0D
+BTREE_PAGES = frozenset({0x02, 0x05, 0x0A, 0x0D})  # index/table, interior/leaf
+#: More new frames than this and a scan of every row is about as cheap as reading them.
+MAX_FRAMES = 4000
+
+
+@dataclass(frozen=True)
+class WalMark:
+    """A point in the log: its salts (they change when the log restarts) and a frame count."""
+
+    salts: bytes
+    frames: int
+
+
+def _checksum(data: bytes, big_endian: bool) -> tuple[int, int]:
+    """SQLite's WAL checksum (walChecksumBytes) of ``data`` (a multiple of 8 bytes)."""
+    words = struct.unpack((">" if big_endian else "<") + f"{len(data) // 4}I", data)
+    s1 = s2 = 0
+    for i in range(0, len(words), 2):
+        s1 = (s1 + words[i] + s2) & 0xFFFFFFFF
+        s2 = (s2 + words[i + 1] + s1) & 0xFFFFFFFF
+    return s1, s2
+
+
+@dataclass(frozen=True)
+class ShmHeader:
+    page_size: int
+    frames: int  # mxFrame: the last committed frame
+    salts: bytes
+
+
+def read_shm_header(shm_path: str) -> ShmHeader | None:
+    """The wal-index header as a reader would take it, or None when it cannot be trusted."""
+    try:
+        with open(shm_path, "rb") as f:
+            raw = f.read(2 * SHM_HEADER)
+    except OSError:
+        return None
+    if len(raw) < 2 * SHM_HEADER or raw[:SHM_HEADER] != raw[SHM_HEADER:]:
+        return None
+    native = "<" if sys.byteorder == "little" else ">"
+    version, _unused, _change, is_init, _big, size, mx_frame, _npage = struct.unpack(
+        native + "IIIBBHII", raw[:24])
+    if version != SHM_VERSION or not is_init:
+        return None
+    stored = struct.unpack(native + "II", raw[40:48])
+    if _checksum(raw[:40], sys.byteorder == "big") != stored:
+        return None
+    page_size = 65536 if size == 1 else size
+    return ShmHeader(page_size=page_size, frames=mx_frame, salts=raw[32:40])
+
+
+def _varint(buf: bytes, at: int) -> tuple[int, int]:
+    """An SQLite varint at ``at``: (value, offset after it)."""
+    value = 0
+    for i in range(8):
+        byte = buf[at + i]
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value, at + i + 1
+    return (value << 8) | buf[at + 8], at + 9
+
+
+def leaf_rowids(page: bytes, page_no: int) -> list[int] | bool:
+    """A page image: the rowids of a table leaf with cells, ``True`` for any other b-tree
+    page or an empty leaf, ``False`` for a page that is not a b-tree page."""
+    start = 100 if page_no == 1 else 0
+    kind = page[start]
+    if kind not in BTREE_PAGES:
+        return False
+    if kind != TABLE_LEAF:
+        return True
+    cells = struct.unpack(">H", page[start + 3:start + 5])[0]
+    if not cells:
+        return True
+    rowids = []
+    pointers = start + 8
+    for at in struct.unpack(f">{cells}H", page[pointers:pointers + 2 * cells]):
+        _size, at = _varint(page, at)
+        rowid, _ = _varint(page, at)
+        rowids.append(rowid - (1 << 64) if rowid >= 1 << 63 else rowid)
+    return rowids
+
+
+def mark_now(db_path: str) -> WalMark | None:
+    """Where the log ends now (read *before* the rows it stands for are read)."""
+    head = read_shm_header(db_path + "-shm")
+    return None if head is None else WalMark(head.salts, head.frames)
+
+
+def rowids_since(db_path: str, mark: WalMark) -> tuple[WalMark, set[int]] | None:
+    """The rowids on every table leaf committed after ``mark`` (any table's: a superset of
+    the facts rows inserted or updated since) and the new mark, or None when they might not
+    cover every such row (see the module docstring)."""
+    head = read_shm_header(db_path + "-shm")
+    if head is None or head.salts != mark.salts or head.frames < mark.frames:
+        return None
+    if head.frames - mark.frames > MAX_FRAMES:
+        return None
+    rowids: set[int] = set()
+    other: set[int] = set()  # pages that are no b-tree page: free now, or else "cannot say"
+    if head.frames > mark.frames:
+        frame_size = FRAME_HEADER + head.page_size
+        try:
+            with open(db_path + "-wal", "rb") as f:
+                top = f.read(WAL_HEADER)
+                if len(top) < WAL_HEADER or top[16:24] != head.salts:
+                    return None
+                f.seek(WAL_HEADER + mark.frames * frame_size)
+                data = f.read((head.frames - mark.frames) * frame_size)
+        except OSError:
+            return None
+        if len(data) != (head.frames - mark.frames) * frame_size:
+            return None
+        for at in range(0, len(data), frame_size):
+            if data[at + 8:at + 16] != head.salts:
+                return None
+            page_no = struct.unpack(">I", data[at:at + 4])[0]
+            found = leaf_rowids(data[at + FRAME_HEADER:at + frame_size], page_no)
+            if found is False:
+                other.add(page_no)
+            if isinstance(found, list):
+                rowids.update(found)
+    if other and not other <= (free_pages(db_path, head) or set()):
+        return None  # an overflow page (a row's tail, without its rowid) may have changed
+    again = read_shm_header(db_path + "-shm")
+    if again is None or again.salts != head.salts or again.frames < head.frames:
+        return None  # the log restarted while it was read: its frames may be another's
+    return WalMark(head.salts, head.frames), rowids
+
+
+class _Pages:
+    """Each page's latest image as of the log's last commit ``head.frames``: from its last
+    frame in the log, else from the database file."""
+
+    def __init__(self, db_path: str, head: ShmHeader) -> None:
+        self.db_path = db_path
+        self.size = head.page_size
+        self.latest: dict[int, int] = {}
+        frame = FRAME_HEADER + head.page_size
+        with open(db_path + "-wal", "rb") as f:
+            for i in range(head.frames):
+                f.seek(WAL_HEADER + i * frame)
+                self.latest[struct.unpack(">I", f.read(4))[0]] = i
+
+    def image(self, page_no: int) -> bytes:
+        frame = self.latest.get(page_no)
+        if frame is not None:
+            where, path = WAL_HEADER + frame * (FRAME_HEADER + self.size) + FRAME_HEADER, "-wal"
+        else:
+            where, path = (page_no - 1) * self.size, ""
+        with open(self.db_path + path, "rb") as f:
+            f.seek(where)
+            data = f.read(self.size)
+        if len(data) != self.size:
+            raise OSError(f"page {page_no} is past the end of the file")
+        return data
+
+
+def free_pages(db_path: str, head: ShmHeader) -> set[int] | None:
+    """Every page on the freelist (trunks and leaves) as of ``head``, or None when it cannot be
+    read whole (https://www.sqlite.org/fileformat2.html §1.5)."""
+    try:
+        pages = _Pages(db_path, head)
+        first = pages.image(1)
+        trunk, total = struct.unpack(">II", first[32:40])
+        free: set[int] = set()
+        while trunk:
+            if trunk in free or len(free) > total:
+                return None
+            free.add(trunk)
+            image = pages.image(trunk)
+            trunk, leaves = struct.unpack(">II", image[:8])
+            if leaves > (len(image) - 8) // 4:
+                return None
+            free.update(struct.unpack(f">{leaves}I", image[8:8 + 4 * leaves]))
+    except (OSError, struct.error):
+        return None
+    return free if len(free) == total else None
