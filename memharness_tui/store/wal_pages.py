@@ -16,7 +16,14 @@ could be incomplete:
   page carries a row's tail without its rowid: a row's change may be there alone);
 - the wal-index header is being rewritten as it is read (its two copies differ, its checksum
   fails), or a frame's salts are not the log's;
-- not a WAL database, no ``-shm`` file, too many frames to read cheaply.
+- not a WAL database, no ``-shm`` file, too many frames to read cheaply;
+- no ``/proc/self/fd`` (not Linux), or SQLite holds none of the three files open here.
+
+The files are read only through the descriptors SQLite itself holds open in this process,
+with ``os.pread``; never opened and closed here: closing *any* descriptor of a file drops
+every POSIX lock the process holds on it (https://www.sqlite.org/howtocorrupt.html §2.2) —
+SQLite's own read locks on the ``-shm`` included, and a writer elsewhere then restarts the
+log under this process's readers (measured: the app stopped seeing later commits).
 
 What the rowids cannot show is a row *deleted* from a leaf (the new image lacks it) or a leaf
 freed whole; the caller checks for deletions itself (the total row count).
@@ -24,6 +31,7 @@ freed whole; the caller checks for deletions itself (the total row count).
 
 from __future__ import annotations
 
+import os
 import struct
 import sys
 from dataclasses import dataclass
@@ -63,11 +71,58 @@ class ShmHeader:
     salts: bytes
 
 
-def read_shm_header(shm_path: str) -> ShmHeader | None:
+class SqliteFiles:
+    """The database, its ``-wal`` and ``-shm``, read through SQLite's own descriptors."""
+
+    SUFFIXES = ("", "-wal", "-shm")
+
+    def __init__(self, db_path: str) -> None:
+        self.fds: dict[str, int] = {}
+        self.ids: dict[str, tuple[int, int]] = {}
+        wanted = {}
+        for suffix in self.SUFFIXES:
+            try:
+                st = os.stat(db_path + suffix)
+            except OSError:
+                continue
+            self.ids[suffix] = (st.st_dev, st.st_ino)
+            wanted[(st.st_dev, st.st_ino)] = suffix
+        try:
+            names = os.listdir("/proc/self/fd")
+        except OSError:
+            return
+        for name in names:
+            try:
+                fd = int(name)
+                st = os.fstat(fd)
+            except (OSError, ValueError):
+                continue
+            suffix = wanted.get((st.st_dev, st.st_ino))
+            if suffix is not None and suffix not in self.fds:
+                self.fds[suffix] = fd
+
+    def read(self, suffix: str, offset: int, size: int) -> bytes:
+        fd = self.fds.get(suffix)
+        if fd is None:
+            raise OSError(f"no descriptor of the database's {suffix or 'main'} file")
+        return os.pread(fd, size, offset)
+
+    def still_theirs(self) -> bool:
+        """Every descriptor read still names the file it did (none closed and reused)."""
+        for suffix, fd in self.fds.items():
+            try:
+                st = os.fstat(fd)
+            except OSError:
+                return False
+            if (st.st_dev, st.st_ino) != self.ids.get(suffix):
+                return False
+        return True
+
+
+def read_shm_header(files: SqliteFiles) -> ShmHeader | None:
     """The wal-index header as a reader would take it, or None when it cannot be trusted."""
     try:
-        with open(shm_path, "rb") as f:
-            raw = f.read(2 * SHM_HEADER)
+        raw = files.read("-shm", 0, 2 * SHM_HEADER)
     except OSError:
         return None
     if len(raw) < 2 * SHM_HEADER or raw[:SHM_HEADER] != raw[SHM_HEADER:]:
@@ -118,15 +173,19 @@ def leaf_rowids(page: bytes, page_no: int) -> list[int] | bool:
 
 def mark_now(db_path: str) -> WalMark | None:
     """Where the log ends now (read *before* the rows it stands for are read)."""
-    head = read_shm_header(db_path + "-shm")
-    return None if head is None else WalMark(head.salts, head.frames)
+    files = SqliteFiles(db_path)
+    head = read_shm_header(files)
+    if head is None or not files.still_theirs():
+        return None
+    return WalMark(head.salts, head.frames)
 
 
 def rowids_since(db_path: str, mark: WalMark) -> tuple[WalMark, set[int]] | None:
     """The rowids on every table leaf committed after ``mark`` (any table's: a superset of
     the facts rows inserted or updated since) and the new mark, or None when they might not
     cover every such row (see the module docstring)."""
-    head = read_shm_header(db_path + "-shm")
+    files = SqliteFiles(db_path)
+    head = read_shm_header(files)
     if head is None or head.salts != mark.salts or head.frames < mark.frames:
         return None
     if head.frames - mark.frames > MAX_FRAMES:
@@ -135,16 +194,13 @@ def rowids_since(db_path: str, mark: WalMark) -> tuple[WalMark, set[int]] | None
     other: set[int] = set()  # pages that are no b-tree page: free now, or else "cannot say"
     if head.frames > mark.frames:
         frame_size = FRAME_HEADER + head.page_size
+        want = (head.frames - mark.frames) * frame_size
         try:
-            with open(db_path + "-wal", "rb") as f:
-                top = f.read(WAL_HEADER)
-                if len(top) < WAL_HEADER or top[16:24] != head.salts:
-                    return None
-                f.seek(WAL_HEADER + mark.frames * frame_size)
-                data = f.read((head.frames - mark.frames) * frame_size)
+            top = files.read("-wal", 0, WAL_HEADER)
+            data = files.read("-wal", WAL_HEADER + mark.frames * frame_size, want)
         except OSError:
             return None
-        if len(data) != (head.frames - mark.frames) * frame_size:
+        if len(top) < WAL_HEADER or top[16:24] != head.salts or len(data) != want:
             return None
         for at in range(0, len(data), frame_size):
             if data[at + 8:at + 16] != head.salts:
@@ -153,13 +209,15 @@ def rowids_since(db_path: str, mark: WalMark) -> tuple[WalMark, set[int]] | None
             found = leaf_rowids(data[at + FRAME_HEADER:at + frame_size], page_no)
             if found is False:
                 other.add(page_no)
-            if isinstance(found, list):
+            elif isinstance(found, list):
                 rowids.update(found)
-    if other and not other <= (free_pages(db_path, head) or set()):
+    if other and not other <= (free_pages(files, head) or set()):
         return None  # an overflow page (a row's tail, without its rowid) may have changed
-    again = read_shm_header(db_path + "-shm")
+    again = read_shm_header(files)
     if again is None or again.salts != head.salts or again.frames < head.frames:
         return None  # the log restarted while it was read: its frames may be another's
+    if not files.still_theirs():
+        return None
     return WalMark(head.salts, head.frames), rowids
 
 
@@ -167,35 +225,31 @@ class _Pages:
     """Each page's latest image as of the log's last commit ``head.frames``: from its last
     frame in the log, else from the database file."""
 
-    def __init__(self, db_path: str, head: ShmHeader) -> None:
-        self.db_path = db_path
+    def __init__(self, files: SqliteFiles, head: ShmHeader) -> None:
+        self.files = files
         self.size = head.page_size
         self.latest: dict[int, int] = {}
         frame = FRAME_HEADER + head.page_size
-        with open(db_path + "-wal", "rb") as f:
-            for i in range(head.frames):
-                f.seek(WAL_HEADER + i * frame)
-                self.latest[struct.unpack(">I", f.read(4))[0]] = i
+        for i in range(head.frames):
+            self.latest[struct.unpack(">I", files.read("-wal", WAL_HEADER + i * frame, 4))[0]] = i
 
     def image(self, page_no: int) -> bytes:
         frame = self.latest.get(page_no)
         if frame is not None:
-            where, path = WAL_HEADER + frame * (FRAME_HEADER + self.size) + FRAME_HEADER, "-wal"
+            data = self.files.read(
+                "-wal", WAL_HEADER + frame * (FRAME_HEADER + self.size) + FRAME_HEADER, self.size)
         else:
-            where, path = (page_no - 1) * self.size, ""
-        with open(self.db_path + path, "rb") as f:
-            f.seek(where)
-            data = f.read(self.size)
+            data = self.files.read("", (page_no - 1) * self.size, self.size)
         if len(data) != self.size:
             raise OSError(f"page {page_no} is past the end of the file")
         return data
 
 
-def free_pages(db_path: str, head: ShmHeader) -> set[int] | None:
+def free_pages(files: SqliteFiles, head: ShmHeader) -> set[int] | None:
     """Every page on the freelist (trunks and leaves) as of ``head``, or None when it cannot be
     read whole (https://www.sqlite.org/fileformat2.html §1.5)."""
     try:
-        pages = _Pages(db_path, head)
+        pages = _Pages(files, head)
         first = pages.image(1)
         trunk, total = struct.unpack(">II", first[32:40])
         free: set[int] = set()
