@@ -79,7 +79,7 @@ class SqliteFiles:
     def __init__(self, db_path: str) -> None:
         self.fds: dict[str, int] = {}
         self.ids: dict[str, tuple[int, int]] = {}
-        wanted = {}
+        wanted: dict[tuple[int, int], str] = {}
         for suffix in self.SUFFIXES:
             try:
                 st = os.stat(db_path + suffix)
@@ -97,9 +97,9 @@ class SqliteFiles:
                 st = os.fstat(fd)
             except (OSError, ValueError):
                 continue
-            suffix = wanted.get((st.st_dev, st.st_ino))
-            if suffix is not None and suffix not in self.fds:
-                self.fds[suffix] = fd
+            found = wanted.get((st.st_dev, st.st_ino))
+            if found is not None and found not in self.fds:
+                self.fds[found] = fd
 
     def read(self, suffix: str, offset: int, size: int) -> bytes:
         fd = self.fds.get(suffix)
