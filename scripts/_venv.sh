@@ -25,7 +25,7 @@ ensure_venv() {
     spec=".[$extra]"
     _say "installing memharness-tui with its $extra tools (first run or pyproject.toml changed, ~30 s)…"
   else
-    _say "installing memharness-tui (first run or pyproject.toml changed, ~20 s)…"
+    _say "installing memharness-tui (first run or pyproject.toml changed: 20 s to a few minutes)…"
   fi
   rm -f "$stamp"
   # -qq: errors only (not the index warnings of a local pip config). The filter drops

@@ -7,11 +7,10 @@ escaped so no fact can open a link, a heading or a table (the staleness report's
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from memharness_tui.cli_text import visible
-from memharness_tui.staleness.text import code_span, plain
+from memharness_tui.staleness.text import code_span, md_text, plain
 
 from .types import HygieneReport
 
@@ -22,7 +21,6 @@ SHOWN = 12
 SNIPPET = 70
 _RULES = {"semicolon": "semicolon-joined clauses", "several": "several sentences",
           "long": "over 280 characters", "over-limit": "over the server's 1,500-character limit"}
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 
 
 def _snippet(text: str) -> str:
@@ -31,8 +29,10 @@ def _snippet(text: str) -> str:
 
 
 def _md(text: str) -> str:
-    """Database text as Markdown text, not markup (one line, control characters dropped)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(plain(text).split()))
+    """Database text as Markdown running text, never markup: one line, escaped by the staleness
+    report's own rule (every markup character, ``&`` and ``!`` included, and GFM's bare
+    autolinks), control characters shown as escapes."""
+    return md_text(" ".join(text.split()))
 
 
 def _plural(n: int, word: str) -> str:

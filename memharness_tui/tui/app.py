@@ -23,6 +23,7 @@ from memharness_tui import config
 from memharness_tui.tui import app_early, gc_policy
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
 from memharness_tui.tui.messages import OpenFact, StoreChanged
+from memharness_tui.tui.perf.keys import keep_key_order
 from memharness_tui.tui.services import StoreGateway, StoreInfo, StoreService, default_now
 from memharness_tui.tui.services.details import FactDetails
 from memharness_tui.tui.services.embedding import embedding_for
@@ -33,13 +34,10 @@ from memharness_tui.tui.services.repo_prefs import ReposPreferences
 from memharness_tui.tui.services.theme_prefs import ThemePreferences
 from memharness_tui.tui.services.vectors import VectorService
 from memharness_tui.tui.signals import quit_on_signals
-from memharness_tui.tui.state import StalenessOptions, StalenessSession
+from memharness_tui.tui.state import SessionNews, StalenessOptions, StalenessSession
 
 if TYPE_CHECKING:
     from memharness_tui.tui.screens.main import MainScreen
-
-ReasonProvider = Callable[[Any], str | None]
-"""Override for why a fact has its verdict (tests, embedders); by default the session says."""
 
 POLL_INTERVAL = 0.1  # seconds between PRAGMA data_version polls (another process's commits;
 # one pragma and one stat on the DB thread: an agent's write reaches the header ~0.05 s sooner)
@@ -56,8 +54,8 @@ class MemharnessApp(App[int]):
     """The app owns the state every pane shows (bound down by the main screen):
 
     ``as_of`` (time travel), ``store_revision`` (moves on every write, ours or another
-    process's), ``readonly``, and this database's ``repos``; plus ``session`` (verdict reasons)
-    and ``service`` (the typed store API on the DB thread).
+    process's), ``readonly``, this database's ``repos`` and ``session`` (verdict reasons, an
+    immutable value the app alone replaces); plus ``service`` (the typed store API on the DB thread).
 
     Its parts, held by name (``services/``): ``opening`` (the opening recall, sent before the
     screen is built), ``details`` (the one fact detail screen, built ahead), ``themes`` and
@@ -76,7 +74,7 @@ class MemharnessApp(App[int]):
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit"),
         Binding("question_mark,f1", "help", "Help", id="app.help",
                 tooltip="This help: every key"),
-        Binding("ctrl+t", "pick_theme", "Theme", id="app.theme",
+        Binding("ctrl+t", "pick_theme", "Theme", id="app.theme", show=False,
                 tooltip="Theme picker (remembered)"),
     ]
 
@@ -90,6 +88,8 @@ class MemharnessApp(App[int]):
     """The store is open read-only: write keys are disabled (``check_action``)."""
     repos: reactive[tuple[str, ...]] = reactive(())
     """The repos a staleness pass checks, remembered for this database."""
+    session: reactive[StalenessSession] = reactive(StalenessSession, repaint=False)
+    """Why facts have their verdicts (an immutable value; replaced in ``on_session_news``)."""
 
     def __init__(
         self,
@@ -99,7 +99,6 @@ class MemharnessApp(App[int]):
         now: str | Callable[[], str] | None = None,
         config_dir: Path | None = None,
         search_debounce: float = 0.0,
-        reason_provider: ReasonProvider | None = None,
         cursor_blink: bool = True,
         staleness_options: Any = None,
         poll_interval: float = POLL_INTERVAL,
@@ -119,13 +118,11 @@ class MemharnessApp(App[int]):
         self.gateway = self._early.gateway if self._early else StoreGateway(source)
         self.service = StoreService(self.gateway, on_write=self._after_write)
         self.hygiene = HygieneService(self.gateway, self.service.wrote)
-        self.session = StalenessSession()
         self._now = now
         self.config_dir = config_dir or config.config_dir()
         self.settings = config.load_settings(self.config_dir)
         self.vectors, self.embedding = VectorService(self.gateway), embedding_for(self.settings)
         self.search_debounce = search_debounce
-        self.reason_provider = reason_provider
         self.cursor_blink = cursor_blink
         self.staleness_options = staleness_options
         """Pass knobs (state.StalenessOptions): repos, clock, timer, batch size."""
@@ -233,8 +230,12 @@ class MemharnessApp(App[int]):
     # ----- the store's revision: our writes, other processes' commits, r ----------------------
     def _after_write(self, reasons: Mapping[int, str]) -> None:
         """Every write the app makes lands here (the service tells us): note why, and move."""
-        self.session.note(reasons)
+        self.on_session_news(SessionNews(reasons=reasons))
         self.store_revision += 1
+
+    def on_session_news(self, news: SessionNews) -> None:
+        """The one place ``session`` is replaced (news from the dashboard, or our writes)."""
+        self.session = self.session.learned(news)
 
     def _poll(self) -> None:
         if not self._polling and not self.gateway.closed:
@@ -302,7 +303,8 @@ class MemharnessApp(App[int]):
     # ----- navigation -----------------------------------------------------------------------
     async def on_event(self, event: events.Event) -> None:
         self.idle_gc.saw(event)
-        await super().on_event(event)
+        if not await keep_key_order(self, event):  # a text box's keys in the order typed
+            await super().on_event(event)
 
     def on_open_fact(self, message: OpenFact) -> None:
         self.open_fact(message.fact_id)
@@ -372,11 +374,12 @@ class MemharnessApp(App[int]):
     def action_time_travel(self) -> None:
         from memharness_tui.tui.screens.modals import TimeTravelModal
 
-        def travelled(value: str | None) -> None:
-            if value is not None:
-                self.as_of = value or None
+        self.push_screen(TimeTravelModal(self.as_of),  # None: cancelled, "": back to now
+                         lambda value: None if value is None else self.action_travel(value))
 
-        self.push_screen(TimeTravelModal(self.as_of), travelled)
+    def action_travel(self, when: str | None = None) -> None:
+        """The one way ``as_of`` changes: to ``when`` (a canonical timestamp), or back to now."""
+        self.as_of = when or None
 
     def on_descendant_focus(self, event: Any) -> None:
         """The app-wide cursor-blink preference, applied as a text box gets focus."""
@@ -385,12 +388,7 @@ class MemharnessApp(App[int]):
 
     def staleness_reason(self, fact: Any) -> str | None:
         """Why ``fact`` has its verdict: this session's pass or writes, else the last look."""
-        if self.reason_provider is None:
-            return self.session.reason_for(fact.id)
-        try:
-            return self.reason_provider(fact)
-        except Exception as exc:  # noqa: BLE001 - a reason is a nicety; never crash the screen
-            return f"(could not explain: {exc})"
+        return self.session.reason_for(fact.id)
 
 
 def _message(exc: BaseException) -> str:

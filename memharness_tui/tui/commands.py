@@ -43,7 +43,7 @@ class AppCommands(EntriesProvider):
         app = self.mapp
         items: list[Entry] = [
             ("Time travel: show beliefs as of…", "Set an as_of date or datetime", app.action_time_travel),
-            ("Time travel: back to now", "Leave time travel", partial(setattr, app, "as_of", None)),
+            ("Time travel: back to now", "Leave time travel", partial(app.action_travel, None)),
             ("Theme: pick…", "Choose and remember a colour theme", app.action_pick_theme),
             ("Help: keys", "Every key the app understands", app.action_help),
             ("Reload", "Re-read counts and lists (agents may have written meanwhile)",

@@ -13,6 +13,7 @@ Every write is refused on a read-only store, and every successful one moves the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from memharness_tui.staleness.pins import repin_ref  # the pin rule, kept with the pins
@@ -28,6 +29,8 @@ __all__ = [
     "FactValues",
     "GitView",
     "Judged",
+    "PathAtHead",
+    "check_not_gone",
     "fact_id_at_cursor",
     "is_readonly",
     "new_fact",
@@ -99,6 +102,36 @@ def parse_pin_path(raw: str) -> str | None:
     if norm == "":
         raise InvalidInput(f"pin path must be inside the repo, got {raw.strip()!r}")
     return norm
+
+
+@dataclass(frozen=True)
+class PathAtHead:
+    """A pinned file that is not at its pinned path at HEAD: ``now`` is where git finds it
+    (renamed), or None (deleted). A rewrite pinned at HEAD to ``pinned`` would be unresolved
+    at once ("did not exist at HEAD"), so the rewrite form starts from ``now``."""
+
+    pinned: str
+    now: str | None
+
+    def note(self) -> str:
+        """What the rewrite form says about its pin path."""
+        if self.now is None:
+            return (f"{self.pinned} is gone at HEAD (deleted since the pin): the rewrite pins "
+                    "the whole repo unless you give the file the fact is about now.")
+        return f"{self.pinned} is now {self.now} at HEAD (git finds it renamed): pinned there."
+
+
+def check_not_gone(path: str | None, commit: str | None, head: str | None,
+                   at_head: PathAtHead | None) -> None:
+    """Refuse a rewrite pinned at HEAD to a path that is gone there (it would be unresolved
+    the moment it was written)."""
+    from memharness_tui.store.errors import InvalidInput
+
+    if at_head is None or path != at_head.pinned or head is None or commit is None \
+            or not head.startswith(commit):
+        return
+    raise InvalidInput(f"pin path {path} is not in the repo at HEAD {head[:12]}: leave it "
+                       "blank to pin the whole repo, or give the file the fact is about now")
 
 
 # ----- guards ----------------------------------------------------------------------------

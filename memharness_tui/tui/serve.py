@@ -24,10 +24,16 @@ import jinja2
 from aiohttp import web
 from textual_serve.server import Server
 
+from memharness_tui.tui.serve_page import PAGE, TEMPLATE
+
 __all__ = ["Gate", "GuardedServer", "serve", "serve_command"]
 
 LOCAL_NAMES = ("localhost", "127.0.0.1", "[::1]")
 """The names this server answers to: textual-serve listens on ``localhost`` (both families)."""
+
+ASSET_FOLDERS = frozenset({"css", "fonts", "images", "js"})
+"""textual-serve's asset folders: ``/static/js/…`` asks for an asset with no token in its path
+(where its own server keeps them), not with a wrong one."""
 
 
 def serve_command(app_args: list[str]) -> str:
@@ -68,6 +74,8 @@ class Gate:
         else:
             parts = path.split("/")  # "/ws/TOKEN" or "/static/TOKEN/…"
             given = parts[2] if len(parts) > 2 else ""
+            if parts[1] == "static" and given in ASSET_FOLDERS:
+                given = ""
         if not given:
             return 403, "no token"
         if not hmac.compare_digest(given.encode(), self.token.encode()):
@@ -104,7 +112,8 @@ class GuardedServer(Server):  # type: ignore[misc]
 
     def make_app(self) -> web.Application:
         app = web.Application(middlewares=[self._guard])
-        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        # our copy of its page: no web font from outside (serve_page)
+        aiohttp_jinja2.setup(app, loader=jinja2.DictLoader({TEMPLATE: PAGE}))
         app.add_routes([
             web.get("/", self.handle_index, name="index"),
             web.get(f"/ws/{self.token}", self.handle_websocket, name="websocket"),
@@ -131,7 +140,7 @@ class GuardedServer(Server):  # type: ignore[misc]
 
     @staticmethod
     async def _no_referrer(_request: web.Request, response: web.StreamResponse) -> None:
-        # The page links a web font: its address (with the token) must not leave.
+        # The page's address carries the token: no request it makes may say it elsewhere.
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["Cache-Control"] = "no-store"
 

@@ -67,6 +67,8 @@ class StalenessCommands(EntriesProvider):
              partial(_on_dashboard, app, "staleness.check_only")),
             ("Staleness: repos to check…", "Add or remove the git repos a pass uses (g)",
              partial(_on_dashboard, app, "staleness.repos")),
+            ("Staleness: toggle follow", "Run a pass after each commit or checkout (l)",
+             partial(_on_dashboard, app, "staleness.follow")),
             ("New fact…", "Remember a new fact (n)", partial(new_fact, app)),
         ]
 

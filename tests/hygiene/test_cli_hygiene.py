@@ -79,8 +79,23 @@ def test_markdown_escapes_fact_text(capsys: pytest.CaptureFixture[str], dirty: s
     code, out, _ = run(capsys, "hygiene", "--db", dirty, "--format", "markdown")
     assert code == 0
     assert out.startswith("### Memory hygiene: 2 flags over 4 beliefs\n")
-    assert r"\[click\](http://x) \# h" in out and "\x1b" not in out
+    # the link stays text: brackets escaped and the bare URL's colon too (GFM autolinks it)
+    assert r"\[click\](http\://x) \# h" in out and "\x1b" not in out
     assert "`project:TakoVM` (1)" in out
+
+
+def test_markdown_escapes_what_the_staleness_report_escapes(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """One rule for Markdown in every report: an image, an entity, a bare www. link or e-mail
+    address in a fact renders as the text it is (the hygiene report once kept them live)."""
+    path = str(tmp_path / "md.db")
+    with Store.open(path, clock=FakeClock()) as s:
+        s.remember("user", "see ![x](y) &amp; www.example.com or a@b.io today")
+        s.remember("user", "see ![x](y) &amp; www.example.com or a@b.io now")
+    out = run(capsys, "hygiene", "--db", path, "--format", "markdown")[1]
+    line = next(x for x in out.splitlines() if x.lstrip("- ").startswith("#1 "))
+    assert r"\!\[x\](y) \&amp; www\.example.com or a\@b.io today" in line
 
 
 def test_json_and_as_of(capsys: pytest.CaptureFixture[str], dirty: str) -> None:

@@ -1,6 +1,8 @@
 """Issue #21: every text/background pair the shipped themes draw on the main screens reaches
-WCAG AA — 4.5:1 for text, 3:1 for decorative marks (borders, rules, scrollbar glyphs) — in
-truecolor and reduced to 256 colours as Rich reduces it (``Color.downgrade(EIGHT_BIT)``).
+WCAG AA — 4.5:1 for text, 3:1 for decorative marks (borders, rules, scrollbar glyphs, and
+Textual's half-block edges: tall borders of text boxes, selects and buttons, a scrollbar
+thumb's ends, the footer's separator) — in truecolor and reduced to 256 colours as Rich
+reduces it (``Color.downgrade(EIGHT_BIT)``).
 
 Measured from what is drawn: the app runs with each theme (Pilot, 120×36, a store with
 stale, unresolved and current facts), and each screen's cells are read from Textual's public
@@ -30,7 +32,7 @@ TEXT_MIN, MARK_MIN = 4.5, 3.0
 # box-drawing lines (borders, rules, the tab underline) and glyph icons: marks, 3:1
 _MARK = re.compile(r"^[\u2500-\u257f\u25b2-\u25cf\u2b58 ]+$")
 # block elements (U+2580–U+259F): Textual's "tall"/"wide" widget edges, a scrollbar's ends,
-# the footer's group separator — listed in the table, not asserted (see the report of #21)
+# the footer's group separator — marks too (3:1), listed as edges in the table
 _EDGE = re.compile(r"^[\u2580-\u259f ]+$")
 _CSS = re.compile(r"\.([\w-]+-r\d+) \{ ([^}]*) \}")
 _RECT = re.compile(r'<rect fill="(#[0-9a-f]{6})" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)"')
@@ -43,7 +45,7 @@ class Run:
     fg: str
     bg: str
     text: str
-    kind: str  # "text" (4.5:1), "mark" (3:1) or "edge" (listed only)
+    kind: str  # "text" (4.5:1), "mark" (3:1) or "edge" (a half-block mark, 3:1)
 
 
 def _luminance(hex_colour: str) -> float:
@@ -114,6 +116,15 @@ async def _screens(pilot) -> list[tuple[str, str]]:
     for key, name in (("2", "subjects"), ("3", "changes"), ("4", "staleness")):
         await pilot.press(key)
         await shot(name)
+        if name == "changes":  # rows since the store began, the cursor on a revised row
+            app.screen.query_one("#diff-since").value = "2026-01-01"
+            app.screen.query_one("#diff-run").press()
+            await settle(pilot)
+            app.screen.query_one("#diff-table").focus()
+            await pilot.press("down")
+            await shot("changes, rows")
+            await pilot.press(*["down"] * 16)
+            await shot("changes, cursor row")
     await pilot.press("1")
     await settle(pilot)
     return shots
@@ -141,7 +152,21 @@ def measured(shots: list[tuple[str, str]]) -> dict[tuple[str, str, str], tuple[s
     return pairs
 
 
-NEEDED = {"text": TEXT_MIN, "mark": MARK_MIN, "edge": 0.0}
+def scrollbar_pairs(widget) -> dict[tuple[str, str, str], tuple[str, str]]:
+    """A scrollbar thumb's ends (``▁``…``▇``, ``▉``…``▏``) are its colour on the bar's, at rest,
+    hovered and dragged: read from the computed styles (no screen shows every state)."""
+    st = widget.styles
+    out = {}
+    for state, fg, bg in (
+            ("at rest", st.scrollbar_color, st.scrollbar_background),
+            ("hovered", st.scrollbar_color_hover, st.scrollbar_background_hover),
+            ("dragged", st.scrollbar_color_active, st.scrollbar_background_active)):
+        out[((bg + fg).hex[:7].lower(), bg.hex[:7].lower(), "edge")] = (
+            f"▁▇ thumb {state}", "scrollbars")
+    return out
+
+
+NEEDED = {"text": TEXT_MIN, "mark": MARK_MIN, "edge": MARK_MIN}
 
 
 def table_rows(theme: str, pairs) -> list[tuple[str, str, str, str, float, float, float]]:
@@ -164,13 +189,13 @@ async def test_every_drawn_pair_reaches_wcag_aa(sample, config_dir, theme, capsy
         app.as_of = "2026-03-15T00:00:00.000Z"  # the time-travel banner
         await settle(pilot)
         shots.append(("recall, time travel", app.export_screenshot()))
-    rows = table_rows(theme, measured(shots))
+        bars = scrollbar_pairs(app.screen.query_one("#results"))
+    rows = table_rows(theme, {**measured(shots), **bars})
     assert len(rows) > 10  # the reading found the screen's runs
     with capsys.disabled():
         print(f"\n{theme}: pair | sample | screen | truecolor | 256 colours | needed")
         for _, pair, sample_text, screen, true, eight, need in rows:
-            flag = ("   (edge: listed)" if not need
-                    else "" if min(true, eight) >= need else "   <-- below")
+            flag = "" if min(true, eight) >= need else "   <-- below"
             print(f"  {pair} | {sample_text!r} | {screen} | {true:.2f} | {eight:.2f} | "
                   f"{need}{flag}")
     failing = [r for r in rows if min(r[4], r[5]) < r[6]]

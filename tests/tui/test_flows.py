@@ -14,6 +14,7 @@ from memharness_tui.tui.screens.detail import FactDetailScreen
 from memharness_tui.tui.screens.help import HelpScreen
 from memharness_tui.tui.screens.main import MainScreen
 from memharness_tui.tui.screens.modals import ErrorModal, ThemePicker, TimeTravelModal
+from memharness_tui.tui.state import SessionNews
 from memharness_tui.tui.widgets.recall import RecallPane
 
 from .conftest import HOSTILE, NOW, make_app, settle
@@ -246,14 +247,13 @@ async def test_open_detail_and_walk_the_chain(sample, config_dir):
 
 async def test_detail_shows_both_time_axes_and_the_pin(sample, config_dir):
     store, info = sample
-    reasons: list[int] = []
-
-    def reason(fact) -> str:
-        reasons.append(fact.id)
-        return "src/auth.py changed since aaaaaaa"
-
-    app = make_app(store, config_dir, reason_provider=reason)
+    reason = "src/auth.py changed since aaaaaaa"
+    app = make_app(store, config_dir)
     async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        # the reason reaches the app as a pass's verdicts do (the pass from a real repo:
+        # tests/tui_staleness/test_session_state_i22.py); its pins here name no real commit
+        app.post_message(SessionNews(reasons={info.stale: reason}))
         await settle(pilot)
         app.open_fact(info.stale)
         await settle(pilot)
@@ -263,11 +263,12 @@ async def test_detail_shows_both_time_axes_and_the_pin(sample, config_dir):
         assert "stale" in pin and "src/auth.py changed since aaaaaaa" in pin
         assert "checked head  bbbbbbbbbbbb" in pin
         assert "2026-03-25T10:00:00.000Z" in pin and "days ago" in pin
-        assert reasons == [info.stale]
+        assert app.staleness_reason(store.get(info.stale)) == reason  # the session's, once
         prov = d.text_of("detail-prov")
         assert "claude" in prov and "repo@" in prov
         app.open_fact(info.backdated_new)
         await settle(pilot)
+        assert reason not in d.text_of("detail-pin")  # another fact: not its reason
         tm = d.text_of("detail-time")
         assert "valid from    2026-03-20T00:00:00.000Z" in tm
         learned = store.get(info.backdated_new).tx_at
@@ -371,13 +372,16 @@ async def test_diff_since_a_date_and_for_one_subject(sample, config_dir):
         assert f"{len(diff.revised)} revised" in summary
         revised = table.get_cell(f"R{info.chain[1]}", "fact").plain
         assert revised == "Sessions expire after 30 minutes → Sessions expire after 60 minutes"
+        assert app.focused is table  # Enter moved to the changes (issue #21)
         app.screen.query_one("#diff-subject", Input).value = "db"
+        app.screen.query_one("#diff-subject", Input).focus()
         await pilot.press("enter")
         await settle(pilot)
         keys = [k.value for k in table.rows]
         only_db = store.diff("2026-03-05T00:00:00.000Z", subject="db")
         assert len(keys) == len(only_db.learned) + len(only_db.revised) + len(only_db.retracted)
         since.value = "yesterday"
+        since.focus()
         await pilot.press("enter")
         await settle(pilot)
         assert "since" in plain(app.screen.query_one("#diff-summary", Static))

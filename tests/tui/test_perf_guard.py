@@ -174,11 +174,12 @@ TEXTUAL_VERSION = "8.2.8"
 RELIES_ON: dict[str, tuple[str, ...]] = {
     "textual.screen.Screen": ("_update_timer", "_on_timer_update", "_Screen__update_timer",
                               "_compositor", "_dirty_widgets"),
-    "textual.app.App": ("_background_screens", "_handle_exception", "_return_code"),
+    "textual.app.App": ("_background_screens", "_handle_exception", "_return_code",
+                        "_check_bindings"),
     "textual.widget.Widget": ("_scroll_update", "_size", "_layout_required",
                               "_repaint_required", "_clear_arrangement_cache",
                               "_layout_updates", "_refresh_scrollbars", "_size_updated",
-                              "_horizontal_scrollbar", "_vertical_scrollbar"),
+                              "_horizontal_scrollbar", "_vertical_scrollbar", "_forward_event"),
     "textual.message_pump.MessagePump": ("_context",),
     "textual.dom.DOMNode": ("_reactive_connect",),
     "textual.widgets.RichLog": ("_size_known",),
@@ -198,6 +199,8 @@ SIGNATURES = {
         ["self", "size", "virtual_size", "container_size", "layout"],
     ("textual.widget.Widget", "_scroll_update"): ["self", "virtual_size"],
     ("textual.app.App", "_handle_exception"): ["self", "error"],
+    ("textual.app.App", "_check_bindings"): ["self", "key", "priority"],
+    ("textual.widget.Widget", "_forward_event"): ["self", "event"],
 }
 """Private methods ``perf/`` calls or overrides with these parameters."""
 

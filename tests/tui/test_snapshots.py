@@ -14,6 +14,7 @@ from textual.widgets import Input, Select, Tree
 
 from memharness_tui.store import FakeClock, Store
 from memharness_tui.tui.app import MemharnessApp
+from memharness_tui.tui.state import SessionNews
 
 from .conftest import CLOCK_START, NOW, Sample, build_sample, make_app, settle
 
@@ -161,8 +162,14 @@ def test_detail_near_identical_versions_narrow(snap_compare, snap_store):
 
 
 def test_detail_stale_pin_with_reason(snap_compare, snap_store):
-    app, info = app_for(snap_store, reason_provider=lambda f: "src/auth.py changed since aaaaaaa")
-    assert snap_compare(app, terminal_size=WIDE, run_before=before(open_fact(info.stale)))
+    app, info = app_for(snap_store)
+
+    async def learned(pilot: Pilot) -> None:  # as a pass's verdicts reach the app
+        pilot.app.post_message(SessionNews(reasons={info.stale: "src/auth.py changed since "
+                                                                "aaaaaaa"}))
+
+    assert snap_compare(app, terminal_size=WIDE,
+                        run_before=before(learned, open_fact(info.stale)))
 
 
 def test_detail_after_walking_to_oldest(snap_compare, snap_store):

@@ -12,6 +12,7 @@ import pytest
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from memharness_tui.store import Store
+from memharness_tui.tui.state import SessionNews
 from memharness_tui.tui.widgets.results_table import ResultsTable
 
 from .conftest import make_app, opener_for, settle
@@ -98,9 +99,12 @@ async def test_app_state_is_bound_down_into_every_pane(sample, config_dir):
         await settle(pilot)
         assert [p.store_revision for p in panes] == [b + 1 for b in before]
         # a reason the app learns (a write, a pass) is the app's, not a pane's
-        app.session.note({info.stale: "src/auth.py changed since aaaaaaa"})
+        # (the message a pass sends as its verdicts arrive; the app alone replaces the value)
+        app.post_message(SessionNews(reasons={info.stale: "src/auth.py changed since aaaaaaa"}))
+        await settle(pilot)
         assert app.staleness_reason(store.get(info.stale)) == "src/auth.py changed since aaaaaaa"
-        assert app.reason_provider is None  # none given: the answer above is the session's
+        assert not hasattr(app, "reason_provider")  # no override: the answer is the session's
+        assert dash.panel.session is app.session  # bound down: the same immutable value
         assert dash.panel.pass_reasons is app.session.reasons  # the pane keeps no copy
         assert dash.panel.pass_reasons[info.stale] == "src/auth.py changed since aaaaaaa"
 

@@ -14,6 +14,7 @@ from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 
 from .conftest import DB, Env, Stepper, ready, settle, shown_summary
 from .helpers import rows
+from .screen_i22 import triage_said
 
 
 async def flagged_after_pass(pilot, env: Env):
@@ -188,9 +189,10 @@ async def test_bulk_triage_marks_then_applies_after_one_confirmation(env: Env) -
         assert isinstance(confirm, ConfirmScreen) and "2 facts" in confirm.title_text
         await pilot.press("y")
         await settle(pilot)
-        assert dash.last_bulk.changed and len(dash.last_bulk.changed) == 1
-        assert [i for i, _ in dash.last_bulk.skipped] == [legacy]
-        (old, new), = dash.last_bulk.changed
+        changed, skipped = triage_said(pilot.app)  # the toast, as a person reads it
+        assert changed and len(changed) == 1
+        assert skipped == [legacy]
+        (old, new), = changed
         assert any(f"Re-verified at HEAD: 1 fact (#{old} → #{new}); skipped 1" in n.message
                    for n in pilot.app._notifications)
         # select all of a filter (stale only) and downgrade them all
@@ -204,7 +206,7 @@ async def test_bulk_triage_marks_then_applies_after_one_confirmation(env: Env) -
         assert "Downgrade 2 facts?" in pilot.app.screen.title_text
         await pilot.press("y")
         await settle(pilot)
-        assert len(dash.last_bulk.changed) == 2 and not dash.panel.marked
+        assert len(triage_said(pilot.app)[0]) == 2 and not dash.panel.marked
     got = rows(env.db)
     c_new = got[got[config]["superseded_by"]]
     assert (c_new["freshness"], c_new["source_commit"]) == ("current", env.shop.head)

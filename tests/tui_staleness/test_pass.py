@@ -16,6 +16,7 @@ from memharness_tui.tui.widgets.staleness.controller import PassProgressed
 
 from .conftest import Env, Stepper, ready, settle, shown_summary
 from .helpers import EXPECTED, rows
+from .screen_i22 import shown_error
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -162,7 +163,8 @@ async def test_unusable_repo_is_a_clear_error_and_nothing_is_written(env: Env) -
         dash = await ready(pilot)
         await pilot.press("s")
         await settle(pilot)
-        assert dash.last_error is not None and "not a git repository" in dash.last_error
+        error = shown_error(dash)  # the counters line, as a person reads it
+        assert error is not None and "not a git repository" in error
         assert plain(dash, "#dash-counters").startswith("✗ ")
         assert plain(dash, "#dash-rate") == "nothing was written"
         assert any("not a git repository" in n.message for n in app._notifications)

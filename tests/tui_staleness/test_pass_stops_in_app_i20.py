@@ -14,6 +14,7 @@ from memharness_tui.store.errors import DiskFull
 
 from .conftest import Env, ready, settle
 from .helpers import rows
+from .screen_i22 import shown_error
 
 
 async def wait_done(pilot: Any, dash: Any) -> None:
@@ -47,7 +48,7 @@ async def test_a_pass_stopped_by_a_full_disk_says_what_it_wrote(
         dash = await ready(pilot)
         await pilot.press("s")
         await wait_done(pilot, dash)
-        error = dash.last_error or ""
+        error = shown_error(dash) or ""  # the counters line, as a person reads it
         total = dash.state.last.total if dash.state and dash.state.last else None
         assert error == (f"4 of {total} verdicts written, then the disk holding "
                          f"{env.store.path} is full; the rest are unchanged — free some "
@@ -71,7 +72,7 @@ async def test_a_pass_whose_file_is_deleted_says_so_in_the_app(env: Env) -> None
         dash = await ready(pilot)
         await pilot.press("s")
         await wait_done(pilot, dash)
-        error = dash.last_error or ""
+        error = shown_error(dash) or ""
         assert error.startswith(f"{env.store.path} was deleted during the pass: the 2 of "), error
         assert "written before went to the old file" in error
     assert not env.db.exists() and not (env.root / "memory.db-wal").exists()

@@ -16,6 +16,7 @@ from memharness_tui.tui.screens.confirm import ConfirmScreen
 
 from .conftest import Env, ready, settle, shown_summary
 from .helpers import commit, git, rows
+from .screen_i22 import shown_error
 
 
 def other_repo(root: Path) -> Path:
@@ -84,7 +85,7 @@ async def test_a_pass_against_the_wrong_repo_asks_before_writing(env: Env) -> No
         await settle(pilot)
         await pilot.press("y")
         await wait_done(pilot, dash)
-        assert dash.state is not None and dash.state.done and dash.last_error is None
+        assert dash.state is not None and dash.state.done and shown_error(dash) is None
     assert rows(env.db) != before  # confirmed: the pass wrote its verdicts
 
 
@@ -118,7 +119,8 @@ async def test_a_held_write_lock_ends_the_pass_and_the_next_one_runs(
             await pilot.press("s")
             await wait_done(pilot, dash)
             assert dash.state is not None and dash.state.done
-            assert dash.last_error is not None and "busy" in dash.last_error
+            error = shown_error(dash)  # the counters line, as a person reads it
+            assert error is not None and "busy" in error
             counters = dash.query_one("#dash-counters", Static).render().plain
             assert "busy" in counters
         finally:
@@ -126,4 +128,4 @@ async def test_a_held_write_lock_ends_the_pass_and_the_next_one_runs(
             holder.close()
         await pilot.press("s")  # ready for another pass
         await wait_done(pilot, dash)
-        assert dash.last_error is None and shown_summary(dash).startswith("checked 7 / ")
+        assert shown_error(dash) is None and shown_summary(dash).startswith("checked 7 / ")

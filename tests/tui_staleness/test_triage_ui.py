@@ -19,6 +19,7 @@ from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 
 from .conftest import Env, Stepper, drift_settled, ready, settle
 from .helpers import UNKNOWN, commit, git, rows
+from .screen_i22 import triage_said, triage_toasts
 
 
 @dataclass
@@ -168,11 +169,11 @@ async def test_bulk_reverify_of_the_elsewhere_group(tri: Tri) -> None:
         assert f"#{ids['touches']} " not in confirm.detail
         assert dash.panel.marked == {ids["elsewhere"], ids["elsewhere2"]}  # selected
         await pilot.press("y")
-        await until(pilot, lambda: dash.last_bulk is not None, "the bulk re-verify")
-        assert [old for old, _ in dash.last_bulk.changed] == [ids["elsewhere"],
-                                                              ids["elsewhere2"]]
+        await until(pilot, lambda: bool(triage_toasts(pilot.app)), "the bulk re-verify")
+        changed, _ = triage_said(pilot.app)  # the toast, as a person reads it
+        assert [old for old, _ in changed] == [ids["elsewhere"], ids["elsewhere2"]]
     db = rows(tri.env.db)
-    for old, new in dash.last_bulk.changed:
+    for old, new in changed:
         assert db[old]["superseded_by"] == new
         assert db[new]["fact"] == db[old]["fact"]
         assert db[new]["source_agent"] == AGENTS["still-true"]

@@ -19,6 +19,8 @@ private Textual name used anywhere else in the package.
   render caches).
 - :mod:`.tree` — the chain ``Tree`` keeps its lines when only its height changes.
 - :mod:`.binding` — a screen's context for ``data_bind`` outside ``compose``.
+- :mod:`.keys` — a key a focused text box does not type runs its binding in the box's turn,
+  after the characters typed before it (``App._check_bindings``, ``Widget._forward_event``).
 
 The one private name left outside (named in the guard): ``App._handle_exception``, the only
 hook for the app's "one line and a crash log, never a traceback".

@@ -47,7 +47,7 @@ class KeysFooter(Footer):
         """Everything ``Footer.compose`` reads from the active bindings."""
         palette = self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE
         return (
-            self._bindings_ready, self.compact, palette,
+            self._bindings_ready, self.compact, palette, self.size.width,
             tuple((b.key, b.action, b.description, b.group, enabled, tooltip, b.tooltip,
                    self.app.get_key_display(b))
                   for (_node, b, enabled, tooltip) in self.screen.active_bindings.values()
@@ -80,7 +80,30 @@ class KeysFooter(Footer):
                 _node, binding, enabled, _tooltip = found
                 palette = (binding.key, self.app.get_key_display(binding), binding.description,
                            binding.action, not enabled, binding.tooltip or binding.description)
-        return keys, palette
+        return self._fit(keys, palette), palette
+
+    def _fit(self, keys: list[KeySpec], palette: KeySpec | None) -> list[KeySpec]:
+        """The keys that fit whole beside the palette key: a key that would be cut (or pushed
+        past the edge) is left out, ``DROP_FIRST`` first, then from the last, never Help (every
+        key is in its list and in the palette). Unknown width (before layout): all of them."""
+        width = self.size.width
+        if width <= 0:
+            return keys
+        pad = 2 if self.compact else 3  # the key's and the description's padding (+ margin)
+        room = width - (_width(palette, pad) + 2 if palette is not None else 0)
+        kept = list(keys)
+        while kept and sum(_width(k, pad) for k in kept) > room:
+            order = [i for a in DROP_FIRST for i, k in enumerate(kept) if k[3] == a]
+            order += [i for i in range(len(kept) - 1, -1, -1) if kept[i][3] not in KEEP]
+            if not order:
+                break
+            del kept[order[0]]
+        return kept
+
+    def on_resize(self) -> None:
+        """Another width may fit other keys (``_fit``)."""
+        if self._bindings_ready and self._signature() != self._shown:
+            self._update_in_place()
 
     # ----- updating -----------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -227,6 +250,18 @@ class KeysFooter(Footer):
         """The footer and its scrollbars as far as they exist (Textual makes them on demand)."""
         bars = (self, self._horizontal_scrollbar, self._vertical_scrollbar)
         return [bar for bar in bars if bar is not None]
+
+
+DROP_FIRST = ("back_to_now", "reload")
+"""Actions whose keys give way first when the footer is too narrow (the rest: from the last)."""
+KEEP = ("help", "app.help")
+"""Never left out: Help lists every key."""
+
+
+def _width(spec: KeySpec, pad: int) -> int:
+    """The cells a key takes in the footer: its key, a space, its description, the padding."""
+    _key, display, description, *_ = spec
+    return cell_len(display) + cell_len(description) + pad if description else cell_len(display)
 
 
 class _Key(FooterKey):

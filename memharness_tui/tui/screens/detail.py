@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
+from textual.reactive import reactive
 from textual.widgets import Header, Static, Tree
 
 from memharness_tui.tui.messages import OpenFact
@@ -20,7 +21,9 @@ from memharness_tui.tui.perf.tree import KeptLinesTree
 from memharness_tui.tui.render import believed_at, clean, freshness_badge, safe, status_label
 from memharness_tui.tui.screens import detail_boxes as boxes
 from memharness_tui.tui.screens.base import AppScreen
+from memharness_tui.tui.services.details import triage_of, wants_triage
 from memharness_tui.tui.widgets.similar import SimilarList
+from memharness_tui.tui.widgets.staleness.flagged import TRIAGE_LOOK
 from memharness_tui.tui.worddiff import diff_line
 
 if TYPE_CHECKING:
@@ -69,6 +72,8 @@ class FactDetailScreen(AppScreen):
                 id="detail.home", tooltip="Scroll to the top of the detail"),
     ]
 
+    as_of: reactive[str | None] = reactive(None, init=False)  # the app's, mirrored (on_mount)
+
     def __init__(self, fact_id: int | None = None) -> None:
         """``fact_id`` None: built ahead, empty, until ``reopen`` gives it a fact."""
         super().__init__()
@@ -78,6 +83,9 @@ class FactDetailScreen(AppScreen):
         self._filled: tuple[Any, ...] | None = None  # what the chain was last filled for
         self._early: asyncio.Future[Any] | None = None
         """The first fact's read, started while the screen is built (see ``compose``)."""
+        self.triage: Any = None
+        """The shown fact's triage once git answered (None: not flagged, or not back yet)."""
+        self._reason: str | None = None
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -102,6 +110,7 @@ class FactDetailScreen(AppScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        self.watch(self.app, "as_of", lambda as_of: setattr(self, "as_of", as_of))
         self.query_one("#detail-text").border_title = "Fact"
         self.query_one("#detail-prov").border_title = "Provenance"
         self.query_one("#detail-time").border_title = "Time"
@@ -195,15 +204,35 @@ class FactDetailScreen(AppScreen):
         f = why.fact
         self.sub_title = f"fact #{f.id}"
         now = self.mapp.now_iso()
-        self.query_one("#detail-title", Static).update(boxes.title_text(f, self.mapp.as_of))
+        self.query_one("#detail-title", Static).update(boxes.title_text(f, self.as_of))
         self.query_one("#detail-text", Static).update(safe(f.fact))
         self.query_one("#detail-prov", Static).update(boxes.provenance_text(f))
         self.query_one("#detail-time", Static).update(boxes.time_text(f, now))
-        self.query_one("#detail-pin", Static).update(boxes.pin_text(
-            f, now, badge=lambda verdict: freshness_badge(self.app, verdict, True),
-            reason_for=self.mapp.staleness_reason))
+        self.triage = None
+        self._reason = self.mapp.staleness_reason(f)  # asked once: the triage redraws the box
+        self._show_pin(f)
         self._fill_chain()  # in this frame (``_refit_chain`` checks the width after layout)
         self.query_one("#similar", SimilarList).show_for(f.id)
+        if wants_triage(f):  # after this frame's boxes: git never delays the open
+            self._load_triage(f)
+
+    def _show_pin(self, f: Any) -> None:
+        triage = None
+        if wants_triage(f):
+            t = self.triage
+            triage = boxes.triage_text(None) if t is None else boxes.triage_text(
+                TRIAGE_LOOK.get(t.outcome, (t.outcome,))[0], t.summary)
+        self.query_one("#detail-pin", Static).update(boxes.pin_text(
+            f, self.mapp.now_iso(), badge=lambda verdict: freshness_badge(self.app, verdict, True),
+            reason_for=lambda _f: self._reason, triage=triage))
+
+    @work(exclusive=True, group="detail-triage", exit_on_error=False)
+    async def _load_triage(self, f: Any) -> None:
+        """The Staleness tab's triage of ``f`` (git, in its own thread), shown in the pin box."""
+        result = await triage_of(self.mapp.repos, f)
+        if self.why is not None and self.why.fact is f:  # still the fact on screen
+            self.triage = result
+            self._show_pin(f)
 
     def _laid_out_pane(self) -> int | None:
         """The width the chain's labels fit (None: the main column is not laid out yet).
@@ -225,7 +254,7 @@ class FactDetailScreen(AppScreen):
         # Fit each node's fact text to the chain pane, after its fixed parts.
         pane = self._chain_pane()
         tree = self.query_one("#chain", Tree)
-        filled = (self.why, self.fact_id, pane, self.mapp.as_of)
+        filled = (self.why, self.fact_id, pane, self.as_of)
         if self._filled is not None and self._filled[0] is filled[0] \
                 and self._filled[1:] == (*filled[1:], tree.cursor_line):
             return  # the same labels, the cursor where the fill put it: nothing to redo
@@ -244,7 +273,7 @@ class FactDetailScreen(AppScreen):
             tail = Text()
             if status != "current":
                 tail.append(f"  [{status}]", style="dim italic")
-            if self.mapp.as_of and believed_at(f, self.mapp.as_of):
+            if self.as_of and believed_at(f, self.as_of):
                 tail.append("  ⏱ believed then", style="bold")
             room = max(16, pane - head.cell_len - tail.cell_len - 2)
             near = self.chain[i - 1] if i > 0 else (self.chain[1] if n > 1 else None)

@@ -61,8 +61,9 @@ def time_text(f: Any, now: str) -> Text:
 
 
 def pin_text(f: Any, now: str, *, badge: Callable[[str | None], Text],
-             reason_for: Callable[[Any], str | None]) -> Text:
-    """``badge``: the verdict as the app's theme draws it; ``reason_for``: why it has it."""
+             reason_for: Callable[[Any], str | None], triage: Text | None = None) -> Text:
+    """``badge``: the verdict as the app's theme draws it; ``reason_for``: why it has it;
+    ``triage``: the Staleness tab's triage of it (None: not a flagged fact, no row)."""
     pin = Text()
     if not f.is_pinned:
         pin.append("not pinned to a commit", style="dim")
@@ -78,6 +79,8 @@ def pin_text(f: Any, now: str, *, badge: Callable[[str | None], Text],
     elif f.freshness:  # not learned in this session: say where it is told
         _row(pin, "reason", "not known yet — the Staleness tab (4) judges it against the "
              "repos; a pass (s there) records it", "dim")
+    if triage is not None:
+        _row(pin, "triage", triage)
     _row(pin, "checked head", f.checked_head[:12] if f.checked_head else "never checked",
          "" if f.checked_head else "dim")
     if f.checked_at:
@@ -87,3 +90,15 @@ def pin_text(f: Any, now: str, *, badge: Callable[[str | None], Text],
         _row(pin, "checked at", "—", "dim")
     pin.rstrip()
     return pin
+
+
+def triage_text(label: str | None, summary: str = "") -> Text:
+    """The triage row: the Staleness tab's label for the outcome and git's one-line why
+    (plain text; None: still being computed, shown as the tab shows it, "…")."""
+    if label is None:
+        return Text("…", style="dim")
+    text = Text(label, style="bold")
+    if summary:
+        text.append(" — ")
+        text.append_text(safe(summary))
+    return text

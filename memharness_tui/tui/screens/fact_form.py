@@ -9,6 +9,7 @@ future) is shown inline too, and the form stays open. Ctrl+S submits, Esc cancel
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -23,6 +24,8 @@ from textual.widgets import Button, Footer, Input, Select, Static, TextArea
 from memharness_tui.tui.editing import (
     FactValues,
     Judged,
+    PathAtHead,
+    check_not_gone,
     is_readonly,
     parse_confidence,
     parse_importance,
@@ -46,6 +49,17 @@ _ERROR_FIELDS = (
 )
 
 
+def _refused_again(raw: str, refused: str, rule: Callable[[str], Any] | None,
+                   message: str) -> None:
+    """A field the store refused passes once it changed (and passes the form's own rule)."""
+    from memharness_tui.store.errors import InvalidInput
+
+    if raw == refused:
+        raise InvalidInput(message)
+    if rule is not None:
+        rule(raw)
+
+
 class FactFormScreen(ModalScreen[int | None]):
     """Shared form machinery; subclasses list their fields and do the write."""
 
@@ -65,6 +79,8 @@ class FactFormScreen(ModalScreen[int | None]):
         super().__init__()
         self.repos = list(repos)
         self.errors: dict[str, str] = {}
+        self.rules: dict[str, Callable[[str], Any]] = {}
+        """Each checked field's rule (``check``): an inline error goes once its field passes."""
         self.busy = False
         self.nudges: Nudges = Nudges()
         """The agent server's notes for the text as typed (``VectorService.nudges``)."""
@@ -149,6 +165,7 @@ class FactFormScreen(ModalScreen[int | None]):
         """Parse one field; on failure record its inline error and return None."""
         from memharness_tui.store.errors import MemharnessError
 
+        self.rules[name] = parse
         try:
             result = parse(self.value(name))
         except MemharnessError as exc:
@@ -156,6 +173,28 @@ class FactFormScreen(ModalScreen[int | None]):
             return None
         self.set_error(name, None)
         return result
+
+    def passes(self, name: str) -> bool:
+        """Whether field ``name`` now passes the rule it was last checked with."""
+        from memharness_tui.store.errors import MemharnessError
+
+        rule = self.rules.get(name)
+        if rule is None:
+            return False
+        try:
+            rule(self.value(name))
+        except MemharnessError:
+            return False
+        return True
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    def _recheck(self) -> None:
+        """An inline error goes as soon as its field is valid (a new one waits for Save;
+        the pin path's depends on the commit, so every change rechecks every error)."""
+        for name in [n for n in self.errors if n != "general"]:
+            if self.passes(name):
+                self.set_error(name, None)
 
     def collect(self) -> FactValues | None:
         """Validate every field (all errors at once); None when anything is wrong."""
@@ -165,9 +204,18 @@ class FactFormScreen(ModalScreen[int | None]):
         """The pin fields: a path needs a commit (checked once the fields themselves are valid)."""
         commit = self.check("commit", parse_pin_commit)
         path = self.check("path", parse_pin_path)
-        if path is not None and commit is None and not self.errors:
-            self.set_error("path", "a pin path needs a pin commit")
+        if not self.errors:
+            path = self.check("path", self.path_rule)
         return commit, path
+
+    def path_rule(self, raw: str) -> str | None:
+        """The pin path with the commit beside it: a path needs a commit."""
+        from memharness_tui.store.errors import InvalidInput
+
+        path = parse_pin_path(raw)
+        if path is not None and parse_pin_commit(self.value("commit")) is None:
+            raise InvalidInput("a pin path needs a pin commit")
+        return path
 
     @staticmethod
     def _nonempty(label: str) -> Callable[[str], str]:
@@ -270,6 +318,8 @@ class FactFormScreen(ModalScreen[int | None]):
         for prefix, name in _ERROR_FIELDS:
             if message.startswith(prefix) and self.query(f"#err-{name}"):
                 self.set_error(name, message)
+                self.rules[name] = partial(_refused_again, refused=self.value(name),
+                                           rule=self.rules.get(name), message=message)
                 return
         self.set_error("general", message)
 
@@ -281,7 +331,8 @@ class FactFormScreen(ModalScreen[int | None]):
 class NewFactScreen(FactFormScreen):
     """``n``: remember a new fact (a pinned one is checked against the repos at once)."""
 
-    AUTO_FOCUS = "#form-subject"
+    AUTO_FOCUS = ".-first-empty"
+    """The first empty field: the subject, or the text when the subject comes filled in."""
     TITLE_TEXT = "New fact"
 
     def __init__(self, *, subject: str = "", repos: Sequence[str] = ()) -> None:
@@ -289,10 +340,12 @@ class NewFactScreen(FactFormScreen):
         self.subject = subject
 
     def fields(self) -> ComposeResult:
-        yield from self.row("subject", self.text_input("subject", self.subject, "e.g. auth"),
-                            "subject")
+        subject = self.text_input("subject", self.subject, "e.g. auth")
+        text = self.fact_area("")
+        (text if self.subject.strip() else subject).add_class("-first-empty")
+        yield from self.row("subject", subject, "subject")
         yield from self.row("predicate", self.text_input("predicate", "", "optional"), "predicate")
-        yield from self.row("fact", self.fact_area(""), "fact")
+        yield from self.row("fact", text, "fact")
         yield from self.row("confidence", self.text_input("confidence", "1.0"), "confidence")
         yield from self.row("importance", self.text_input("importance", "5"), "importance")
         yield from self.row("kind", Select([(k, k) for k in KINDS], value="semantic",
@@ -336,11 +389,13 @@ class ReviseFormScreen(FactFormScreen):
     TITLE_TEXT = "Rewrite"
 
     def __init__(self, fact: Any, *, head: str | None, repos: Sequence[str] = (),
-                 source_ref: str | None = None) -> None:
+                 source_ref: str | None = None, at_head: PathAtHead | None = None) -> None:
         super().__init__(repos=repos)
         self.fact = fact
         self.head = head
         self.source_ref = fact.source_ref if source_ref is None else source_ref
+        self.at_head = at_head
+        """Where the pinned file is at HEAD when not at its pinned path (moved, deleted)."""
         self.judged: Judged | None = None
 
     def context(self) -> Text:
@@ -350,6 +405,9 @@ class ReviseFormScreen(FactFormScreen):
         text.append_text(safe(f.fact, "dim", single_line=True, max_len=150))
         text.append("\nThe old row is closed and superseded by the new one; nothing is deleted.",
                     style="dim italic")
+        if self.at_head is not None and self.head:
+            text.append("\n")
+            text.append(clean(self.at_head.note(), single_line=True), style="bold")
         return text
 
     def nudge_subject(self) -> str:
@@ -375,8 +433,17 @@ class ReviseFormScreen(FactFormScreen):
                             "source_ref")
         yield from self.row("pin commit", self.text_input(
             "commit", commit, "blank = not pinned"), "commit")
+        path = f.source_path or ""
+        if self.at_head is not None and self.head:  # pinned at HEAD: where the file is there
+            path = self.at_head.now or ""
         yield from self.row("pin path", self.text_input(
-            "path", f.source_path or "", "blank = whole repo"), "path")
+            "path", path, "blank = whole repo"), "path")
+
+    def path_rule(self, raw: str) -> str | None:
+        """Also: not a path that is gone at HEAD when pinned at HEAD."""
+        path = super().path_rule(raw)
+        check_not_gone(path, parse_pin_commit(self.value("commit")), self.head, self.at_head)
+        return path
 
     def collect(self) -> FactValues | None:
         fact = self.check("fact", self._nonempty("fact"))

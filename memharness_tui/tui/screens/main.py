@@ -26,6 +26,7 @@ from memharness_tui.tui.messages import ConfirmWanted, ReposWanted
 from memharness_tui.tui.perf.binding import binding_context
 from memharness_tui.tui.perf.footer import KeysFooter
 from memharness_tui.tui.screens.base import AppScreen
+from memharness_tui.tui.state import StalenessSession
 from memharness_tui.tui.widgets.header import Banner, StatusStrip
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.welcome import Welcome, welcome_text
@@ -46,7 +47,7 @@ TABS: tuple[tuple[str, str, str], ...] = (
 # the widget that gets focus when a tab is shown (its keys then work at once)
 MAIN_WIDGET = {"recall": "#results", "subjects": "#subject-list", "diff": "#diff-table",
                "staleness": "#flagged-table", "hygiene": "#hygiene-table"}
-MIRRORED = ("as_of", "store_revision", "readonly", "repos")
+MIRRORED = ("as_of", "store_revision", "readonly", "repos", "session")
 
 ASOF_BANNER = ("⏱ AS OF {as_of}: believed then, in every list; staleness verdicts are as of "
                "the last pass · T: now")  # one line at 120 columns (it was cut there)
@@ -78,6 +79,7 @@ class MainScreen(AppScreen):
     store_revision: reactive[int] = reactive(0, repaint=False)  # data only (see the app's)
     readonly: reactive[bool] = reactive(False)
     repos: reactive[tuple[str, ...]] = reactive(())
+    session: reactive[StalenessSession] = reactive(StalenessSession, repaint=False)
     agent_view: reactive[bool] = reactive(False)
 
     @property
@@ -151,7 +153,8 @@ class MainScreen(AppScreen):
                 return HygienePane(id="hygiene-pane").data_bind(*bound)
             from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
-            return StalenessDashboard(id="staleness-pane").data_bind(*bound, MainScreen.repos)
+            return StalenessDashboard(id="staleness-pane").data_bind(*bound, MainScreen.repos,
+                                                                    MainScreen.session)
 
     def _pane_ready(self, tab: str) -> Awaitable[None] | None:
         """Mount ``tab``'s pane unless it is; returns its mount to await (None: Recall)."""
@@ -316,7 +319,7 @@ class MainScreen(AppScreen):
         self.mapp.reload_all()
 
     def action_back_to_now(self) -> None:
-        self.mapp.as_of = None
+        self.mapp.action_travel(None)
 
     def action_toggle_agent_view(self) -> None:
         self.agent_view = not self.agent_view

@@ -5,13 +5,14 @@ Dismisses with the new list (saved by the caller) or None when nothing changed.
 
 from __future__ import annotations
 
-import asyncio
+from dataclasses import dataclass
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -19,6 +20,15 @@ from textual.widgets.option_list import Option
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.repos import display_path
 from memharness_tui.tui.services.git import check_repo
+
+
+@dataclass
+class RepoChecked(Message):
+    """A typed path, checked in a worker: its work tree, or why it is not a repo."""
+
+    raw: str
+    tree: str | None
+    problem: str | None
 
 
 class ReposScreen(ModalScreen[list[str] | None]):
@@ -67,21 +77,30 @@ class ReposScreen(ModalScreen[list[str] | None]):
             options.highlighted = 0
 
     @on(Input.Submitted, "#repo-add")
-    async def _add(self, event: Input.Submitted) -> None:
+    def _add(self, event: Input.Submitted) -> None:
         raw = event.value.strip()
+        if raw:
+            self._check(raw)
+
+    @work(thread=True, group="repo-check")
+    def _check(self, raw: str) -> None:
+        """Open the path with git off the UI thread; the answer comes back as a message."""
+        tree, problem = check_repo(raw)
+        self.post_message(RepoChecked(raw, tree, problem))
+
+    def on_repo_checked(self, message: RepoChecked) -> None:
+        box = self.query_one("#repo-add", Input)
         error = self.query_one("#repo-error", Static)
-        if not raw:
-            return
-        tree, problem = await asyncio.to_thread(check_repo, raw)
-        if tree is None:
-            error.update(Text(f"✗ {clean(problem, single_line=True)}"))
+        if message.tree is None:
+            error.update(Text(f"✗ {clean(message.problem or 'not a repo', single_line=True)}"))
             return
         error.update("")
-        if tree not in self.repos:
-            self.repos.append(tree)
+        if message.tree not in self.repos:
+            self.repos.append(message.tree)
             self.changed = True
-        event.input.value = ""
-        self._fill(highlight=self.repos.index(tree))
+        if box.value.strip() == message.raw:  # not retyped while git looked
+            box.value = ""
+        self._fill(highlight=self.repos.index(message.tree))
 
     def action_remove(self) -> None:
         options = self.query_one("#repo-list", OptionList)

@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from memharness_tui.tui.editing import DEFAULT_FACTOR, is_readonly, repin_ref
+from memharness_tui.tui.editing import DEFAULT_FACTOR, PathAtHead, is_readonly, repin_ref
 from memharness_tui.tui.render import clean, fact_heading, freshness_badge, safe, theme_color
 from memharness_tui.tui.services.git import Judged, revise_picture
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
@@ -63,6 +63,20 @@ TRIAGE_HEADING = {"touches": "the change touches the fact", "elsewhere": "elsewh
                   "moved": "moved", "deleted": "deleted", "unknown": "not analysed"}
 
 
+def _after_heading(outcome: str, heading: str, summary: str) -> str:
+    """The summary after its heading, saying once what the heading says ("the change touches
+    the fact: `port 8080`", "moved to src/new.py unchanged"), not twice."""
+    if outcome == "touches" and summary.startswith(TOUCHES_SAID):
+        return ": " + summary.removeprefix(TOUCHES_SAID)
+    if summary.startswith(heading + " "):
+        return summary.removeprefix(heading)
+    return "  " + summary
+
+
+TOUCHES_SAID = "the change touches "
+"""How the triage's summary of a ``touches`` outcome begins (``staleness/triage.py``)."""
+
+
 def _line_text(text: str, spans: Any, style: str, mark: str) -> Text:
     """One diff line as literal text, the fact's terms (``spans``) in ``mark`` style."""
     out = Text(style=style)
@@ -86,9 +100,9 @@ def triage_text(result: Triage, app: object, *, max_lines: int = 400) -> Text:
     mark = f"bold reverse {theme_color(app, 'warning', 'yellow')}"
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append("triage     ", style="bold")
-    out.append(TRIAGE_HEADING.get(result.outcome, result.outcome), style=f"bold {mark}")
-    out.append("  ")
-    out.append(clean(result.summary, single_line=True))
+    heading = TRIAGE_HEADING.get(result.outcome, result.outcome)
+    out.append(heading, style=f"bold {mark}")
+    out.append(_after_heading(result.outcome, heading, clean(result.summary, single_line=True)))
     for ev in result.evidence:
         out.append("\nevidence   ", style="bold")
         out.append(clean(ev, single_line=True))
@@ -227,7 +241,12 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
             t.append("  ")
             t.append_text(safe(j.reason, single_line=True, max_len=110))
             t.append("\ndrift      ", style="bold")
-            t.append(drift_label(self.drift) if j.resolved else "— (pin not in this repo)")
+            if not j.resolved:
+                t.append("— (pin not in this repo)")
+            elif j.freshness == "unresolved":  # no file at the pin: "0 commits" said nothing
+                t.append("unknown (the pin does not resolve)", style="dim")
+            else:
+                t.append(drift_label(self.drift))
         elif self.git_ready.is_set():
             t.append("\ngit        ", style="bold")
             problem = "; ".join(self.git_errors) or "no repo to check against (g on the dashboard)"
@@ -278,7 +297,20 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
                 self.dismiss("rewritten")
 
         self.app.push_screen(ReviseFormScreen(self.fact, head=head, repos=self.repos,
-                                              source_ref=ref), done)
+                                              source_ref=ref, at_head=self._path_at_head()),
+                             done)
+
+    def _path_at_head(self) -> PathAtHead | None:
+        """Where the pinned file is at HEAD, when git says it is not where the pin says:
+        moved (the rewrite is pinned to its new path) or deleted (to no path)."""
+        t = self.triage
+        if t is None or self.fact.source_path is None:
+            return None
+        if t.outcome == "moved" and t.new_path:
+            return PathAtHead(self.fact.source_path, t.new_path)
+        if t.outcome == "deleted":
+            return PathAtHead(self.fact.source_path, None)
+        return None
 
     def _confirm(self, title: str, detail: str, label: str, then: Any, *,
                  danger: bool = False) -> None:

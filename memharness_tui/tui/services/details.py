@@ -9,12 +9,16 @@ shows it: the fact is in the screen's first frame. The app holds one :class:`Fac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from memharness_tui.tui.services.git import RowAnalysis, off_loop, open_triager
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from memharness_tui.tui.screens.detail import FactDetailScreen
+    from memharness_tui.tui.services.git import Triage
 
 DETAIL_SCREEN = "fact-detail"
 """The installed name of the one fact detail screen."""
@@ -63,3 +67,21 @@ class FactDetails:
         await detail.read_back(DETAIL_READ_WAIT)
         if self._app.screen is not detail:
             self._app.push_screen(detail)
+
+
+FLAGGED = ("stale", "unresolved")
+"""The verdicts the Staleness tab lists, and so triages (the detail shows the same triage)."""
+
+
+def wants_triage(fact: Any) -> bool:
+    """Is ``fact`` one the Staleness tab triages (a flagged pin)?"""
+    return bool(fact.source_commit) and fact.freshness in FLAGGED
+
+
+async def triage_of(repos: Sequence[str], fact: Any) -> Triage:
+    """``fact``'s triage against ``repos``, in a git thread: the question the Staleness tab
+    asks for its rows (``RowAnalysis.triage`` on a fresh triager), so the answer is the same."""
+    item = RowAnalysis(fact.id, fact.fact, fact.source_commit, fact.source_path, None,
+                       False, True)
+    repos = list(repos)
+    return await off_loop(lambda stop: item.triage(open_triager(repos)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from memharness_tui.tui.messages import ConfirmWanted, OpenFact, ReposWanted, StoreChanged
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.repos import display_path
-from memharness_tui.tui.state import StalenessOptions
+from memharness_tui.tui.state import SessionNews, StalenessOptions, StalenessSession
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.results_table import ResultsTable
 from memharness_tui.tui.widgets.staleness.controller import (
@@ -24,11 +24,12 @@ from memharness_tui.tui.widgets.staleness.controller import (
     PassFailed,
     PassProgressed,
     PassState,
+    Prechecked,
     is_current,
 )
 from memharness_tui.tui.widgets.staleness.counters import PassCounters
 from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
-from memharness_tui.tui.widgets.staleness.follow import FollowMode
+from memharness_tui.tui.widgets.staleness.follow import Followed, FollowMode
 from memharness_tui.tui.widgets.staleness.repo_bar import RepoBar
 from memharness_tui.tui.widgets.staleness.triage import confirm_bulk, reverify_elsewhere
 from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
@@ -51,11 +52,11 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     BINDINGS = [
         Binding("s", "start", "Start pass", id="staleness.start",
                 tooltip="Start a staleness pass against the repos (live counts and log)"),
-        Binding("c", "cancel_pass", "Cancel pass", id="staleness.cancel",
+        Binding("c", "cancel_pass", "Cancel", id="staleness.cancel",
                 tooltip="Cancel the running pass after its current batch"),
-        Binding("k", "toggle_check_only", "Check-only", id="staleness.check_only",
+        Binding("k", "toggle_check_only", "Check-only", show=False, id="staleness.check_only",
                 tooltip="Check-only: passes compute verdicts but write nothing"),
-        Binding("g", "repos", "Repos", id="staleness.repos",
+        Binding("g", "repos", "Repos", show=False, id="staleness.repos",
                 tooltip="Repos a pass checks for this database: add or remove (remembered)"),
         Binding("e", "revise", "Revise", id="staleness.revise",
                 tooltip="Revise the highlighted fact (also Enter): pin, diff, four fixes"),
@@ -70,12 +71,13 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                 id="staleness.elsewhere",
                 tooltip="Select every matching fact whose file changed only elsewhere (no "
                         "changed line mentions it) and re-verify them all at HEAD (asks first)"),
-        Binding("l", "toggle_follow", "Follow", id="staleness.follow",
+        Binding("l", "toggle_follow", "Follow", show=False, id="staleness.follow",
                 tooltip="Follow: watch the repos' HEADs and run a pass a few seconds after "
                         "each commit, checkout, pull or rebase"),
         Binding("delete", "retract", "Retract", show=False, id="staleness.retract",
                 tooltip="Retract the highlighted fact (asks first; r is Reload here)"),
-        Binding("n", "new_fact", "New fact", id="staleness.new", tooltip="New fact"),
+        Binding("n", "new_fact", "New fact", show=False, id="staleness.new",
+                tooltip="New fact"),
         Binding("i", "open_detail", "Detail", show=False, id="staleness.detail",
                 tooltip="Open the highlighted fact's detail and chain"),
     ]
@@ -87,12 +89,11 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     readonly: reactive[bool] = reactive(False, init=False, repaint=False)
     repos: reactive[tuple[str, ...]] = reactive((), init=False, repaint=False)
     check_only: reactive[bool] = reactive(False, init=False, repaint=False)
+    session: reactive[StalenessSession] = reactive(StalenessSession, init=False, repaint=False)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.controller = PassController(self)
-        self.last_error: str | None = None
-        self.last_bulk: Any = None
         self.follow = FollowMode(self)
 
     @property
@@ -126,7 +127,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             StalenessDashboard.repos, StalenessDashboard.check_only, StalenessDashboard.readonly)
         yield PassCounters(id="dash-pass")
         yield FlaggedPanel(self.short, opts.drift_delay, id="dash-flagged").data_bind(
-            StalenessDashboard.repos, StalenessDashboard.as_of)
+            StalenessDashboard.repos, StalenessDashboard.as_of, StalenessDashboard.session)
         yield VerdictLog(self.short, id="dash-log")
 
     def on_mount(self) -> None:
@@ -163,37 +164,29 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             return
         self._guarded_start()
 
-    @work(exclusive=True, group="pass-guard", exit_on_error=False)
-    async def _guarded_start(self) -> None:
-        """Before a pass writes: if fewer than half of the pins are in the repos, ask first."""
-        import asyncio
-
-        from memharness_tui.tui.services.passes import RepoError, coverage_and_work
-
+    def _guarded_start(self) -> None:
+        """Before a pass writes: if fewer than half of the pins are in the repos, ask first
+        (the precheck reads them in a worker, which answers with :class:`Prechecked`)."""
         info = self.mapp.info
         if info is None or self.check_only or self.readonly or not self.repos \
                 or info.path == ":memory:":
             self.begin_pass()
             return
-        repos = list(self.repos)
-        in_child = self.controller.can_use_child(self.options.clock, self.options.throttle)
-        work = None
-        try:
-            if in_child:  # the pass process reads the pins, off the UI's GIL, and keeps them
-                cov, in_child = await asyncio.to_thread(self.controller.precheck,
-                                                        self.mapp.service.own_connection(),
-                                                        repos, self.options.batch_size)
-            else:
-                cov, work = await asyncio.to_thread(coverage_and_work,
-                                                    self.mapp.service.own_connection(), repos)
-        except RepoError:
+        opts = self.options
+        self.controller.precheck_worker(self.mapp.service.own_connection(), list(self.repos),
+                                        opts.batch_size,
+                                        self.controller.can_use_child(opts.clock, opts.throttle))
+
+    def on_prechecked(self, message: Prechecked) -> None:
+        cov = message.coverage
+        if cov is None:
             self.begin_pass()  # the pass itself says what is wrong with the repo
             return
         if not cov.wrong_repo:
             # the pins just read: the pass need not read them again
-            self.begin_pass(work, prechecked=in_child)
+            self.begin_pass(message.work, prechecked=message.prechecked)
             return
-        sentence = cov.sentence([self.short(r) for r in repos])
+        sentence = cov.sentence([self.short(r) for r in message.repos])
 
         def answered(ok: bool | None) -> None:
             if ok:
@@ -234,8 +227,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                               check_only=check_only,
                               batch_size=opts.batch_size, clock=opts.clock, work=work)
         st = self.controller.prepare(spass, check_only)
-        self.last_error = None
-        self.mapp.session.new_pass()
+        self.post_message(SessionNews(new_pass=True))  # the app replaces its session
+        self.panel.from_pass.started(self.repos)
         self.query_one(PassCounters).starting()
         self.log_line(Text(f"— pass {st.run} started{' (check-only)' if check_only else ''}"
                            f" against {', '.join(self.short(r) for r in self.repos)}",
@@ -265,7 +258,9 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         verdicts = st.take()
         st.last = ev
         self.controller.elapsed(st)
-        self.mapp.session.note({v.fact_id: v.reason for v in verdicts})
+        if verdicts:
+            self.post_message(SessionNews(reasons={v.fact_id: v.reason for v in verdicts}))
+            self.panel.from_pass.learn(verdicts)
         self.query_one(VerdictLog).verdicts(verdicts, len(self.repos) > 1)
         counters = self.query_one(PassCounters)
         counters.progress(st, ev)
@@ -277,17 +272,18 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         summary, took = self.query_one(PassCounters).finished(st, ev)
         line = Text(f"— pass {st.run} {'cancelled' if ev.cancelled else 'done'}: ", style="bold")
         line.append(summary.plain)
-        line.append(f"  ({took.plain})", style="dim")
         self.log_line(line)
+        self.log_line(Text(f"  {took.plain}", style="dim"))  # its own line: at 80 columns
+        # the end of the summary's line (the timing) was cut off
         for message in st.spass.report.repo_errors:  # damaged objects: those pins left as they were
             self.log_line(Text(f"✗ repo error: {clean(message, single_line=True)}", style="bold red"))
         if ev.stale and not st.check_only:
             stale_ids = list(st.spass.report.stale_ids)[:50]
             self.log_line(Text("  stale ids: " + ", ".join(f"#{i}" for i in stale_ids)
                                + (" …" if ev.stale > len(stale_ids) else ""), style="dim"))
+        self.panel.reload()  # now: it reads every verdict written (the revision's comes after)
         if not st.check_only:
             self.app.post_message(StoreChanged())
-        self.panel.reload()
         self.follow.ended(st)
 
     def _fail(self, st: PassState | None, error: str) -> None:
@@ -297,7 +293,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             st.done = True
             st.error = error
             written = bool(st.last is not None and st.last.checked and not st.check_only)
-        self.last_error = error
         self.query_one(PassCounters).failed(error, written)
         bad = "bold red"
         tail = "batches already written stay written" if written else "nothing was written"
@@ -312,6 +307,9 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             self.mapp.notify("No pass is running.", timeout=2)
             return
         self.log_line(Text("  cancelling after the current batch…", style="italic"))
+
+    def on_followed(self, message: Followed) -> None:
+        self.follow.followed(message.line)
 
     def action_toggle_follow(self) -> None:
         self.follow.toggle()
@@ -368,7 +366,6 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
         def done(verb: str, result: Any) -> None:
             self.panel.marked -= {f.id for f in facts}
-            self.last_bulk = result
             self.mapp.notify(result.summary(verb), title="triage",
                              severity="information" if result.changed else "warning", timeout=6)
             self.log_line(Text(f"— triage: {result.summary(verb)}", style="bold"))

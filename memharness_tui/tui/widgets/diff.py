@@ -27,6 +27,36 @@ DEFAULT_DAYS = 30  # the "since" box starts this many days before now
 ROWS_PER_SECTION = 300  # keep the table light; the summary says how many there are
 
 
+FACT_MIN = 16  # the Fact column is never narrower (the When column then goes past the edge)
+
+
+def _short_iso(ts: str) -> str:
+    """``2026-11-02T00:00:00.000Z`` → ``2026-11-02 00:00Z`` (seconds kept when not zero)."""
+    if ts.endswith(":00.000Z") and len(ts) == 24:
+        return ts[:16].replace("T", " ") + "Z"
+    return ts.replace("T", " ")
+
+
+def _fact_cell(kind: str, what: Any, room: int) -> Text:
+    """The Fact column's cell cut to ``room`` cells with an ellipsis: a fact's text, or a
+    revision's was → now (each side half the room)."""
+    if kind in "LX":
+        return _cut(cell(what.fact, "dim" if kind == "X" else "", max_len=room), room)
+    old, new = what.old, what.new
+    text = _cut(cell(old.fact, "strike dim", max_len=room), max(6, (room - 3) // 2))
+    text.append(" → ")
+    text.append_text(_cut(cell(new.fact, max_len=room), max(6, room - text.cell_len))
+                     if new is not None else Text("(missing)", style="italic"))
+    return text
+
+
+def _cut(text: Text, cells: int) -> Text:
+    """``text`` in at most ``cells`` terminal cells (wide characters count two), "…" when cut."""
+    if text.cell_len > cells:
+        text.truncate(cells, overflow="ellipsis")
+    return text
+
+
 class DiffPane(LoadsWhenShown, Vertical):
     """Changes since a date; under time travel, only those made by then (``as_of``)."""
 
@@ -50,9 +80,11 @@ class DiffPane(LoadsWhenShown, Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.last_diff: Any = None
+        self._shown_for: tuple[str | None, str | None] | None = None
         self._default_since = ""
         #: what the table shows was read for: (since, subject, until, store revision, theme)
-        self._shown_for: tuple[object, ...] | None = None
+        self._read_for: tuple[object, ...] | None = None
+        self._shown_width = 0  # the width the Fact column was last fitted to
 
     def watch_as_of(self, as_of: str | None) -> None:
         box = self.query_one("#diff-since", Input)
@@ -101,8 +133,13 @@ class DiffPane(LoadsWhenShown, Vertical):
         self.run_diff()
 
     @on(Input.Submitted, "#diff-since, #diff-subject")
+    def _entered(self) -> None:
+        """Enter in a box shows the changes and moves to them (a bad date keeps the box)."""
+        if self.run_diff():
+            self.query_one("#diff-table", DataTable).focus()
+
     @on(Button.Pressed, "#diff-run")
-    def run_diff(self) -> None:
+    def run_diff(self) -> bool:
         from memharness_tui.store.errors import InvalidInput
         from memharness_tui.store.timeutil import normalize_iso
 
@@ -110,13 +147,14 @@ class DiffPane(LoadsWhenShown, Vertical):
         try:
             since = normalize_iso(raw, "since")
         except InvalidInput as exc:
-            self._shown_for = None
+            self._read_for = None
             self.query_one("#diff-summary", Static).update(
                 Text(f"✗ {clean(exc.message, single_line=True)}", style="bold red")
             )
-            return
+            return False
         subject = self.query_one("#diff-subject", Input).value.strip() or None
         self._load(since, subject, self.as_of)
+        return True
 
     @work(exclusive=True, group="diff", exit_on_error=False)
     async def _load(self, since: str, subject: str | None, until: str | None) -> None:
@@ -127,45 +165,47 @@ class DiffPane(LoadsWhenShown, Vertical):
         """Read and show the changes, unless the table shows them already: read for the same
         question with no write since (the read ahead while hidden, then the first visit)."""
         key = (since, subject, until, self.store_revision, self.app.theme)
-        if key == self._shown_for:
+        if key == self._read_for:
             return
         diff = await self.mapp.service.diff(since, subject, until=until)
         if ahead and not self._needs_load:
             return  # shown meanwhile: the visit's own read shows it
         self.last_diff = diff
         self._show(diff, subject, until)
-        self._shown_for = key
+        self._read_for = key
 
     def _show(self, diff: Any, subject: str | None, until: str | None = None) -> None:
+        self._shown_for = (subject, until)
+        self._shown_width = self.size.width or self.app.size.width
         table = self.query_one("#diff-table", DataTable)
         keep = table.cursor_row
         table.clear()
         ok = theme_color(self.app, "success", "green")
         warn = theme_color(self.app, "warning", "yellow")
         bad = theme_color(self.app, "error", "red")
+        # (ID and When not dim: on the cursor row a dim cell fell to 2.9:1)
+        subject_len = 24 if (self.size.width or self.app.size.width) >= 100 else 14
+        rows: list[tuple[Text, Text, Text, Any, Text, str]] = []
         for f in diff.learned[:ROWS_PER_SECTION]:
-            table.add_row(Text("+ learned", style=f"bold {ok}"), Text(str(f.id), style="dim"),
-                          cell(f.subject, max_len=24), cell(f.fact, max_len=80),
-                          Text(f.tx_at[:16].replace("T", " "), style="dim"), key=f"L{f.id}")
+            rows.append((Text("+ learned", style=f"bold {ok}"), Text(str(f.id)),
+                         cell(f.subject, max_len=subject_len), f,
+                         Text(f.tx_at[:16].replace("T", " ")), f"L{f.id}"))
         for pair in diff.revised[:ROWS_PER_SECTION]:
             old, new = pair.old, pair.new
-            text = cell(old.fact, "strike dim", max_len=38)
-            text.append(" → ")
-            text.append_text(cell(new.fact, max_len=38) if new is not None
-                             else Text("(missing)", style="italic"))
             shown = new if new is not None else old
-            table.add_row(Text("~ revised", style=f"bold {warn}"),
-                          Text(f"{old.id}→{new.id if new else '?'}", style="dim"),
-                          cell(old.subject, max_len=24), text,
-                          Text((old.valid_to or "")[:16].replace("T", " "), style="dim"),
-                          key=f"R{shown.id}")
+            rows.append((Text("~ revised", style=f"bold {warn}"),
+                         Text(f"{old.id}→{new.id if new else '?'}"),
+                         cell(old.subject, max_len=subject_len), pair,
+                         Text((old.valid_to or "")[:16].replace("T", " ")), f"R{shown.id}"))
         for f in diff.retracted[:ROWS_PER_SECTION]:
-            table.add_row(Text("− retracted", style=f"bold {bad}"), Text(str(f.id), style="dim"),
-                          cell(f.subject, "dim", max_len=24), cell(f.fact, "dim", max_len=80),
-                          Text((f.retracted_at or "")[:16].replace("T", " "), style="dim"),
-                          key=f"X{f.id}")
+            rows.append((Text("− retracted", style=f"bold {bad}"), Text(str(f.id)),
+                         cell(f.subject, "dim", max_len=subject_len), f,
+                         Text((f.retracted_at or "")[:16].replace("T", " ")), f"X{f.id}"))
+        room = self._fact_room(rows)
+        for change, ident, subj, what, when, key in rows:
+            table.add_row(change, ident, subj, _fact_cell(key[0], what, room), when, key=key)
         summary = Text()
-        summary.append(f"Changes since {diff.since}", style="bold")
+        summary.append(f"Changes since {_short_iso(diff.since)}", style="bold")
         if until is not None:
             summary.append(f" up to {until}", style="bold")
             if diff.since > until:
@@ -173,11 +213,11 @@ class DiffPane(LoadsWhenShown, Vertical):
         if subject:
             summary.append(" for ")
             summary.append(clean(subject, single_line=True, max_len=40), style="italic")
-        summary.append(":  ")
+        summary.append(": ")  # (single spaces: at 80 columns the counts were cut)
         summary.append(f"{len(diff.learned):,} learned", style=ok)
-        summary.append("  ·  ")
+        summary.append(" · ")
         summary.append(f"{len(diff.revised):,} revised", style=warn)
-        summary.append("  ·  ")
+        summary.append(" · ")
         summary.append(f"{len(diff.retracted):,} retracted", style=bad)
         if not (diff.learned or diff.revised or diff.retracted):
             summary.append("  — nothing changed; try an earlier date")
@@ -186,6 +226,21 @@ class DiffPane(LoadsWhenShown, Vertical):
         self.query_one("#diff-summary", Static).update(summary)
         if keep and table.row_count:  # a refresh: the cursor stays where it was
             table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
+
+    def _fact_room(self, rows: list[tuple[Text, Text, Text, Any, Text, str]]) -> int:
+        """Cells the Fact column has: the table's width less the other columns (each as wide
+        as its widest cell or heading, and two cells of padding) and a scrollbar's room."""
+        width = self.size.width or self.app.size.width
+        others = 0
+        for i, heading in ((0, "Change"), (1, "ID"), (2, "Subject"), (4, "When")):
+            widths = [cast(Text, r[i]).cell_len for r in rows]
+            others += max([len(heading), *widths]) + 2
+        return max(FACT_MIN, width - others - 2 - 2)
+
+    def on_resize(self) -> None:
+        if (self.last_diff is not None and self._shown_for is not None
+                and (self.size.width or self.app.size.width) != self._shown_width):
+            self._show(self.last_diff, *self._shown_for)  # the Fact column fits the new width
 
     @on(DataTable.RowSelected, "#diff-table")
     def _open(self, event: DataTable.RowSelected) -> None:

@@ -73,7 +73,8 @@ class SubjectsPane(LoadsWhenShown, Horizontal):
         self._offset = 0
         self._facts: list[Any] = []
         self._laid_out_for: tuple[int, ...] = ()
-        self._filled_for: tuple[str, list[Any]] | None = None  # (filter, subjects) shown
+        self._room = 0  # the subject names' room the list was last filled for
+        self._filled_for: tuple[str, int, list[Any]] | None = None  # (filter, room, subjects)
 
     @property
     def mapp(self) -> MemharnessApp:
@@ -114,6 +115,20 @@ class SubjectsPane(LoadsWhenShown, Horizontal):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fill_facts)
+        if self.subjects and self._subject_room(self.subjects[:SUBJECTS_SHOWN]) != self._room:
+            self._fill_subjects()  # the subject names fit the list's new width
+
+    def _subject_room(self, shown: list[Any]) -> int:
+        """Cells a subject's name has in the list: its width less the Now and All columns
+        (as wide as their widest number, two cells of padding each), the Subject column's
+        padding, the list's border and a scrollbar (at 80 columns All was cut off)."""
+        side = self.query_one("#subject-side")
+        width = side.size.width or max(26, min(44, (self.size.width or self.app.size.width)
+                                                * 34 // 100))
+        labels = {"current": "Then" if self.as_of else "Now", "total": "All"}
+        counts = [max([len(label), *(len(f"{getattr(s, k):,}") for s in shown)]) + 2
+                  for k, label in labels.items()]
+        return max(8, min(28, width - 1 - 2 - sum(counts) - 2))
 
     def watch_id_width(self) -> None:
         self._fill_facts()
@@ -145,18 +160,20 @@ class SubjectsPane(LoadsWhenShown, Horizontal):
 
     def _fill_subjects(self) -> None:
         needle = self.query_one("#subject-search", Input).value.strip().casefold()
-        if self._filled_for == (needle, self.subjects):
-            return  # the rows shown already (read ahead while hidden, then read again)
-        self._filled_for = (needle, list(self.subjects))
-        table = self.query_one("#subject-list", DataTable)
-        keep = _cursor_key(table)
-        table.clear()
         shown = [s for s in self.subjects if needle in s.subject.casefold()] if needle else list(
             self.subjects
         )
+        room = self._subject_room(shown[:SUBJECTS_SHOWN])
+        if self._filled_for == (needle, room, self.subjects):
+            return  # the rows shown already (read ahead while hidden, then read again)
+        self._filled_for = (needle, room, list(self.subjects))
+        self._room = room
+        table = self.query_one("#subject-list", DataTable)
+        keep = _cursor_key(table)
+        table.clear()
         for s in shown[:SUBJECTS_SHOWN]:
             table.add_row(
-                cell(s.subject, max_len=28),
+                cell(s.subject, max_len=room),
                 Text(f"{s.current:,}", justify="right"),
                 Text(f"{s.total:,}", justify="right"),
                 key=s.subject,

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
         PinCoverage,
         StalenessPass,
         Verdict,
+        WorkItem,
     )
 
 UI_INTERVAL = 0.25  # the pass thread posts progress at most this often (plus first and last)
@@ -61,6 +63,22 @@ class PassFailed(Message):
         super().__init__()
         self.run = run
         self.error = error
+
+
+class Prechecked(Message):
+    """The wrong-repo precheck's answer, from its thread worker: the pins' ``coverage`` in
+    ``repos`` (None: a repo could not be read — the pass itself says why), the ``work`` list it
+    read (None: the pass reads it), and whether the pass process holds that list."""
+
+    bubble = False
+
+    def __init__(self, repos: list[str], coverage: PinCoverage | None,
+                 work: list[WorkItem] | None, prechecked: bool) -> None:
+        super().__init__()
+        self.repos = repos
+        self.coverage = coverage
+        self.work = work
+        self.prechecked = prechecked
 
 
 @dataclass
@@ -168,6 +186,27 @@ class PassController:
                 self._give_up_child()
         return pin_coverage(db_path, repos), False
 
+    def precheck_worker(self, db_path: str, repos: list[str], batch_size: int,
+                        in_child: bool) -> None:
+        """The precheck in a thread worker (on ``owner``), answered by :class:`Prechecked`."""
+        self.owner.run_worker(partial(self._precheck, db_path, repos, batch_size, in_child),
+                              thread=True, exclusive=True, group="pass-guard",
+                              exit_on_error=False, description="wrong-repo precheck")
+
+    def _precheck(self, db_path: str, repos: list[str], batch_size: int, in_child: bool) -> None:
+        from memharness_tui.tui.services.passes import RepoError, coverage_and_work
+
+        work = None
+        try:
+            if in_child:  # the pass process reads the pins, off the UI's GIL, and keeps them
+                cov, in_child = self.precheck(db_path, repos, batch_size)
+            else:
+                cov, work = coverage_and_work(db_path, repos)
+        except RepoError:
+            cov, in_child = None, False
+        if not get_current_worker().is_cancelled:  # another s meanwhile: that one answers
+            self.owner.post_message(Prechecked(repos, cov, work, in_child))
+
     def in_child(self, st: PassState,
                  throttle: Callable[[PassProgress], None] | None = None) -> bool:
         """Whether ``st``'s pass runs in the pass process: only a pass started after
@@ -254,6 +293,6 @@ def is_current(st: PassState | None, run: int) -> bool:
     return st is not None and st.run == run
 
 
-__all__ = ["PassController", "PassFailed", "PassProgressed", "PassState", "is_current",
-           "pass_error"]
+__all__ = ["PassController", "PassFailed", "PassProgressed", "PassState", "Prechecked",
+           "is_current", "pass_error"]
 

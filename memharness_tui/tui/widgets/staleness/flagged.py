@@ -6,6 +6,7 @@ banner says)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -21,10 +22,16 @@ from memharness_tui.tui.services.git import (
     Judged,
     judge_facts,
 )
+from memharness_tui.tui.state import SessionNews, StalenessSession
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.results_table import Col
 from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
-from memharness_tui.tui.widgets.staleness.row_analysis import LazyRowAnalysis, RowInfo
+from memharness_tui.tui.widgets.staleness.row_analysis import (
+    LazyRowAnalysis,
+    PassJudgements,
+    RowAnalysed,
+    RowInfo,
+)
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -80,6 +87,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
 
     repos: reactive[tuple[str, ...]] = reactive((), init=False)
     as_of: reactive[str | None] = reactive(None, init=False)
+    session: reactive[StalenessSession] = reactive(StalenessSession, init=False, repaint=False)
 
     def __init__(self, short: Any, drift_delay: float, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -99,6 +107,9 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self._needs_load = False
         self._judge_all = True
         self._id_width = 2
+        self._loading, self._load_seq = False, 0  # a full load in flight; the newest load
+        self._again: bool | None = None  # another load after the full one (judging all rows)
+        self.from_pass = PassJudgements()  # the dashboard tells it what the pass says
 
     def visible_ids(self) -> list[int]:
         rows = self.table.visible_range()
@@ -118,6 +129,9 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self.watch(self.table, "scroll_y", self.analysis.scrolled, init=False)
         self.invalidate()  # not at start-up (another tab is shown): when first shown
 
+    def on_row_analysed(self, message: RowAnalysed) -> None:
+        self.analysis.took(message)
+
     def on_resize(self) -> None:
         self.analysis.schedule_drift()  # more (or other) rows may be on screen
 
@@ -128,14 +142,33 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         if self._loaded:
             self._fill()
 
+    def watch_session(self, old: StalenessSession, new: StalenessSession) -> None:
+        for fid in self.visible_ids() if self._loaded else ():  # the reason column
+            if old.reasons.get(fid) != new.reasons.get(fid):
+                self.table.refresh_row(str(fid))
+
     @property
-    def pass_reasons(self) -> dict[int, str]:
-        return self.app.session.reasons  # type: ignore[attr-defined]
+    def pass_reasons(self) -> Mapping[int, str]:
+        return self.session.reasons
 
     def reload(self, *, judge_all: bool = True) -> None:
+        """Load the list now. A full load in flight (after a pass, ``r``) is finished, not
+        restarted — the list then settles at once — and this one runs after it; a partial
+        one (mid-pass) is replaced, as it is out of date."""
         self._needs_load = False
         self._judge_all = True
-        self._load_flagged(judge_all)
+        if self._loading:  # a full load runs
+            self._again = judge_all or bool(self._again)
+            return
+        self._loading, self._load_seq = judge_all, self._load_seq + 1
+        self._load_flagged(judge_all, self._load_seq)
+
+    def _loaded_one(self, seq: int) -> None:
+        if seq != self._load_seq:
+            return  # replaced by a newer load, which carries on
+        self._loading, again, self._again = False, self._again, None
+        if again is not None and self.is_mounted:
+            self.reload(judge_all=again)
 
     def invalidate(self, *, judge_all: bool = True) -> None:
         """The store changed: reload if this tab is shown, else when it is next shown.
@@ -160,17 +193,24 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             self.analysis.schedule_drift()
 
     @work(exclusive=True, group="flagged", exit_on_error=False)
-    async def _load_flagged(self, judge_all: bool = True) -> None:
+    async def _load_flagged(self, judge_all: bool, seq: int) -> None:
+        try:
+            await self._load(judge_all)
+        finally:
+            self._loaded_one(seq)
+
+    async def _load(self, judge_all: bool) -> None:
         page = await cast("MemharnessApp", self.app).service.flagged(None)  # every flagged fact: the table is virtual
         facts, total = page.facts, page.total
         old = self.rows
-        # show the rows at once (what was known about them stays); git judges them meanwhile
-        self.rows = {f.id: old.get(f.id) or RowInfo() for f in facts}
-        self._take(facts, total)
         todo = facts if judge_all else [  # mid-pass: rows already judged at this HEAD stay
             f for f in facts if (info := old.get(f.id)) is None or info.judged is None]
-        judged = await judge_facts(list(self.repos), todo) if todo else {}
-        cast("MemharnessApp", self.app).session.note_seen({fid: j.reason for fid, j in judged.items() if j is not None})
+        judged, ask = self.from_pass.split(todo, self.repos)  # git is asked only what the pass was not
+        if ask:  # show the rows at once (what was known about them stays); git judges them
+            self.rows = {f.id: old.get(f.id) or RowInfo() for f in facts}
+            self._take(facts, total)
+            judged.update(await judge_facts(list(self.repos), ask))
+        self.post_message(SessionNews(seen={i: j.reason for i, j in judged.items() if j}))
         shown_meanwhile = self.rows
         self.rows = {}
         asked = {f.id for f in todo}
@@ -242,26 +282,14 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             mark,
             Text(str(f.id), style="dim"),
             freshness_badge(self.app, f.freshness, True),
-            self._triage_cell(info),
+            triage_cell(self.app, info),
             cell(f.fact, max_len=200),  # the table cuts it to the column
             self._reason_cell(f, info),
-            self._drift_cell(info),
+            drift_cell(info),
             cell(pin, "dim", max_len=36),
             cell(f.subject, max_len=18),
             cell(self.short(info.judged.repo) if info.judged else "—", "dim", max_len=24),
         ]
-
-    def _triage_cell(self, info: RowInfo) -> Text:
-        if not info.triage_done:
-            return Text("…", style="dim")
-        t = info.triage
-        if t is None:
-            return Text("—", style="dim")
-        label, colour, fallback = TRIAGE_LOOK.get(t.outcome, (t.outcome, "", "dim"))
-        if not colour:
-            return Text(label, style=fallback)
-        style = theme_color(self.app, colour, fallback)
-        return Text(label, style=f"bold {style}" if t.outcome != "elsewhere" else style)
 
     def _reason_cell(self, f: Any, info: RowInfo) -> Text:
         reason = self.pass_reasons.get(f.id)
@@ -272,22 +300,6 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         if reason is None:
             return Text("—" if self.repos else "no repo to ask", style="dim")
         return cell(reason, max_len=120)
-
-    @staticmethod
-    def _drift_cell(info: RowInfo) -> Text:
-        if info.judged is None or not info.judged.resolved or \
-                info.judged.freshness == "unresolved":
-            return Text("—", style="dim")
-        if not info.drift_done:
-            return Text("…", style="dim")
-        d = info.drift
-        if d is None:
-            return Text("—", style="dim")
-        t = Text(f"{d.commits} commit{'s' if d.commits != 1 else ''} ", style="bold")
-        t.append(f"+{d.added}", style="green")
-        t.append(" ")
-        t.append(f"−{d.removed}", style="red")
-        return t
 
     def show_filters(self) -> None:
         t = Text()
@@ -391,6 +403,37 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         """The matching facts whose triage is ``outcome`` (rows triaged so far)."""
         return [f for f in self.shown if (t := self.rows[f.id].triage) is not None
                 and t.outcome == outcome]
+
+
+def triage_cell(app: Any, info: RowInfo) -> Text:
+    """The triage column: does the change touch what the fact says (coloured by the theme)."""
+    if not info.triage_done:
+        return Text("…", style="dim")
+    t = info.triage
+    if t is None:
+        return Text("—", style="dim")
+    label, colour, fallback = TRIAGE_LOOK.get(t.outcome, (t.outcome, "", "dim"))
+    if not colour:
+        return Text(label, style=fallback)
+    style = theme_color(app, colour, fallback)
+    return Text(label, style=f"bold {style}" if t.outcome != "elsewhere" else style)
+
+
+def drift_cell(info: RowInfo) -> Text:
+    """The drift column: commits since the pin, lines added and removed."""
+    if info.judged is None or not info.judged.resolved or \
+            info.judged.freshness == "unresolved":
+        return Text("—", style="dim")
+    if not info.drift_done:
+        return Text("…", style="dim")
+    d = info.drift
+    if d is None:
+        return Text("—", style="dim")
+    t = Text(f"{d.commits} commit{'s' if d.commits != 1 else ''} ", style="bold")
+    t.append(f"+{d.added}", style="green")
+    t.append(" ")
+    t.append(f"−{d.removed}", style="red")
+    return t
 
 
 def _same_place(a: Judged | None, b: Judged | None) -> bool:

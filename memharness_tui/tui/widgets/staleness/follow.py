@@ -15,6 +15,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual.message import Message
 
 from memharness_tui.tui.render import clean
 from memharness_tui.tui.services.git import open_probes
@@ -27,7 +28,17 @@ if TYPE_CHECKING:
     from memharness_tui.tui.widgets.dashboard import StalenessDashboard
     from memharness_tui.tui.widgets.staleness.controller import PassState
 
-__all__ = ["FollowMode", "Follower", "open_probes"]
+__all__ = ["FollowMode", "Followed", "Follower", "open_probes"]
+
+
+class Followed(Message):
+    """Follow mode's line for a pass it started (from the report's thread worker)."""
+
+    bubble = False
+
+    def __init__(self, line: str) -> None:
+        super().__init__()
+        self.line = line
 
 
 class Follower:
@@ -127,9 +138,9 @@ class FollowMode:
         items = triage_report(report, dash.mapp.service.own_connection(), list(dash.repos)) \
             if info is not None and not st.check_only else []
         line = change_line(changes, counts_line(report, items))
-        dash.app.call_from_thread(self._followed, line)
+        dash.post_message(Followed(line))  # the dashboard hands it to :meth:`followed`
 
-    def _followed(self, line: str) -> None:
+    def followed(self, line: str) -> None:
         self._dash.mapp.notify(line, title="follow", timeout=8)  # the app's door: literal text
         self._dash.log_line(Text(f"— {clean(line, single_line=True)}", style="bold"))
 

@@ -2,28 +2,36 @@
 short debounce), or for every matching row when a sort or a bulk selection needs them all.
 
 Git runs in thread workers; each worker opens its own ``GitView`` and ``Triager`` (they hold
-libgit2 objects, which stay in the thread that made them) and hands results back to the UI
-thread one row at a time (``call_from_thread``).
+libgit2 objects, which stay in the thread that made them) and reports by message to the panel,
+one row at a time (:class:`RowAnalysed`), which hands it back to :meth:`LazyRowAnalysis.took`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from textual.worker import get_current_worker
+from textual.message import Message
+from textual.worker import Worker, get_current_worker
 
-from memharness_tui.tui.services.git import GitView, Judged, RowAnalysis, open_triager
+from memharness_tui.tui.services.git import (
+    GitView,
+    Judged,
+    RowAnalysis,
+    open_probes,
+    open_triager,
+)
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
-    from memharness_tui.tui.services.git import Drift, Triage
+    from memharness_tui.tui.services.git import Drift, HeadSource, Triage
+    from memharness_tui.tui.services.passes import Verdict
     from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
 
-__all__ = ["LazyRowAnalysis", "RowInfo"]
+__all__ = ["LazyRowAnalysis", "PassJudgements", "RowAnalysed", "RowInfo"]
 
 PROGRESS_EVERY = 500  # rows triaged between updates of "triaging N…" on the filter line
 
@@ -37,6 +45,56 @@ class RowInfo:
     drift_done: bool = False
     triage: Triage | None = None
     triage_done: bool = False
+
+
+class PassJudgements:
+    """What the running (or last) pass said about each pin (held as ``panel.from_pass``; the
+    dashboard tells it). The flagged list's loads take these instead of asking git again —
+    the pass just asked — for as long as the repos are the pass's and each one's HEAD is the
+    one it was when the pass started (read again at each load: a couple of small file reads);
+    once one moves, they are dropped and git is asked as before."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, Judged] = {}
+        self._probes: list[HeadSource] = []
+        self._heads: list[str | None] = []
+        self._repos: tuple[str, ...] = ()
+
+    def started(self, repos: Sequence[str] = ()) -> None:
+        self._known, self._repos = {}, tuple(repos)
+        self._probes = open_probes(repos)[0]  # a repo that does not open: the pass says so
+        self._heads = self._read()
+
+    def _read(self) -> list[str | None]:
+        return [p.read() for p in self._probes]
+
+    def learn(self, verdicts: Sequence[Verdict]) -> None:
+        known = self._known
+        for v in verdicts:
+            known[v.fact_id] = Judged(v.freshness, v.reason, v.repo, v.checked_head,
+                                      v.resolved is not None)
+
+    def split(self, facts: Sequence[Any],
+              repos: Sequence[str]) -> tuple[dict[int, Judged | None], list[Any]]:
+        """(what the pass said about ``facts``, by id; the facts left for git to judge)."""
+        if self._known and (tuple(repos) != self._repos or self._read() != self._heads):
+            self._known = {}  # other repos, or a HEAD moved: git says it again
+        known = self._known
+        judged: dict[int, Judged | None] = {
+            f.id: j for f in facts if (j := known.get(f.id)) is not None}
+        return judged, [f for f in facts if f.id not in judged]
+
+
+class RowAnalysed(Message):
+    """News from an analysis worker: ``apply`` runs on the UI thread unless the worker was
+    cancelled meanwhile (a newer one took over: its rows may be judged at another HEAD)."""
+
+    bubble = False
+
+    def __init__(self, worker: Worker[Any], apply: Callable[[], None]) -> None:
+        super().__init__()
+        self.worker = worker
+        self.apply = apply
 
 
 class LazyRowAnalysis:
@@ -98,7 +156,15 @@ class LazyRowAnalysis:
             drift = view.drift(item.commit or "", item.path, item.repo) \
                 if item.want_drift and item.repo and item.commit else None
             result = item.triage(triager) if item.want_triage else None
-            self._panel.app.call_from_thread(self._set_row, item, drift, result)
+            self._post(worker, partial(self._set_row, item, drift, result))
+
+    def _post(self, worker: Worker[Any], apply: Callable[[], None]) -> None:
+        self._panel.post_message(RowAnalysed(worker, apply))
+
+    def took(self, message: RowAnalysed) -> None:
+        """A worker's news (the panel's handler for :class:`RowAnalysed` calls this)."""
+        if not message.worker.is_cancelled:
+            message.apply()
 
     def _set_row(self, item: RowAnalysis, drift: Drift | None, result: Triage | None) -> None:
         info = self._panel.rows.get(item.fact_id)
@@ -131,8 +197,8 @@ class LazyRowAnalysis:
                 return
             done.append((item.fact_id, item.triage(triager)))
             if n % PROGRESS_EVERY == 0 and n < len(items):
-                self._panel.app.call_from_thread(self._triage_left, len(items) - n)
-        self._panel.app.call_from_thread(self._triaged_all, done, then)
+                self._post(worker, partial(self._triage_left, len(items) - n))
+        self._post(worker, partial(self._triaged_all, done, then))
 
     def _triage_left(self, left: int) -> None:
         panel = self._panel

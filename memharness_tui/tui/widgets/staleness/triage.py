@@ -101,7 +101,6 @@ def reverify_elsewhere(dash: Any) -> None:
 
         def done(verb: str, result: Any) -> None:
             panel.marked -= {f.id for f in facts}
-            dash.last_bulk = result
             dash.mapp.notify(result.summary(verb), title="triage",
                              severity="information" if result.changed else "warning",
                              timeout=6)
