@@ -12,7 +12,12 @@ Each child opens the store as the app does and times, wall and CPU (ms):
 - the opening empty-query recall (50 rows);
 - a search queued behind a scan: a recall sent to the app's gateway while header counts are
   being recomputed (after a commit) — on the base code both share the one DB thread;
-- peak RSS of the child.
+- peak RSS of the child;
+- the app itself (``--app``, Pilot, headless): the first visit to Subjects and to Changes
+  (key → pane settled, the app idle for a second after its first results, as a person who
+  looks at them before switching), and an agent's write reaching the header: another
+  connection commits one fact, and the time from its commit to the first frame whose status
+  strip shows the new total (median of ``--writes``; the app's own poll interval included).
 
 Counts, subjects, changes and flagged run on the Store the app runs them on (its read-only
 scan twin, where the code has one); ``why`` and the opening recall on the app's own Store
@@ -26,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import resource
 import shutil
@@ -92,6 +98,57 @@ def _scanning_store(store: Any) -> Any:
     return store if opener is None else opener()
 
 
+async def _app_rows(db: str, writes: int) -> dict[str, float]:
+    """The app's first visits to Subjects / Changes and an agent's write reaching the header."""
+    import tui_bench  # the same Pilot helpers as the app bench (paint hooks, "settled")
+
+    from memharness_tui.tui.widgets.header import StatusStrip
+    from memharness_tui.tui.widgets.recall import RecallPane
+
+    app = tui_bench._bench_app_class()(db, cursor_blink=False)
+    out: dict[str, float] = {}
+    async with app.run_test(size=tui_bench.SIZE):
+        await tui_bench._until(lambda: bool(app.screen.query(RecallPane)), what="recall pane")
+        pane = app.pane = app.screen.query_one(RecallPane)
+        await tui_bench._until(lambda: tui_bench._shown(pane) is not None, what="first results")
+        await tui_bench._settled(app, time.perf_counter())
+        await asyncio.sleep(1.0)  # a person reads the first results before switching
+        await tui_bench._settled(app, time.perf_counter())
+        underline = tui_bench._underline_rows(app)
+        for key, name in (("2", "app_subjects_first"), ("3", "app_changes_first")):
+            t0 = time.perf_counter()
+            app.post_message(tui_bench._key(key))
+            out[f"{name}_ms"] = await tui_bench._settled(app, t0, decoration=underline)
+        app.post_message(tui_bench._key("1"))
+        await tui_bench._settled(app, time.perf_counter())
+        strip = app.screen.query_one(StatusStrip)
+        lags = []
+        for n in range(writes):
+            await asyncio.sleep(0.3 + 0.37 * n % 0.5)  # not in step with the poll
+            total = s_total(db)
+            await asyncio.to_thread(_commit_one, db, 100 + n)
+            t0 = time.perf_counter()
+            want = f"{total + 1:,} total"
+            await tui_bench._until_painted(
+                app, lambda want=want: want in (strip._shown or ""), what="new header counts")
+            lags.append(1000 * (time.perf_counter() - t0))
+            await tui_bench._settled(app, time.perf_counter())
+        out["app_header_after_write_ms"] = statistics.median(lags)
+        out["app_header_after_write_max"] = max(lags)
+    app.gateway.close()
+    return out
+
+
+def s_total(db: str) -> int:
+    from memharness_tui.store.driver import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM facts").fetchone()[0])
+    finally:
+        conn.close()
+
+
 def child(job: dict) -> None:
     from memharness_tui.store import Store
 
@@ -138,6 +195,9 @@ def child(job: dict) -> None:
             s.close()
         main.close()
     out["queued_search_ms"] = asyncio.run(_queued_search(db, job["query"]))
+    if job.get("app_writes"):
+        os.environ.setdefault("MEMHARNESS_TUI_CONFIG_DIR", tempfile.mkdtemp(prefix="big-bench-cfg-"))
+        out.update(asyncio.run(_app_rows(db, job["app_writes"])))
     out["maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     emit(out)
 
@@ -145,6 +205,9 @@ def child(job: dict) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--facts", type=int, default=1_000_000)
+    ap.add_argument("--app", action="store_true",
+                    help="also time the app: first visits to Subjects/Changes, a write → header")
+    ap.add_argument("--writes", type=int, default=5, help="agent writes timed with --app")
     add_arguments(ap, rounds=1)
     args = ap.parse_args()
     if args.child_json:
@@ -160,7 +223,7 @@ def main() -> None:
         probe = Store.open(str(db), readonly=True)
         word = probe.get(probe.largest_id() // 2).fact.split()[0]  # a word the store holds
         probe.close()
-        sides, results = interleaved(Path(__file__), args, {"db": str(db), "query": word})
+        sides, results = interleaved(Path(__file__), args, {"db": str(db), "query": word, "app_writes": args.writes if args.app else 0})
         rows = []
         for name, label in (("counts_first", "header counts, first"),
                             ("counts_after_commit", "header counts after a commit"),
@@ -176,6 +239,11 @@ def main() -> None:
                  ("open a fact: why, max of 20", "why_max_ms", "ms"),
                  ("a search sent while counts recompute", "queued_search_ms", "ms"),
                  ("peak RSS", "maxrss_mb", "MB")]
+        if args.app:
+            rows += [("app: first visit to Subjects, settled", "app_subjects_first_ms", "ms"),
+                     ("app: first visit to Changes, settled", "app_changes_first_ms", "ms"),
+                     ("app: an agent's write → header, median", "app_header_after_write_ms", "ms"),
+                     ("app: an agent's write → header, max", "app_header_after_write_max", "ms")]
         print_table(f"store calls on {args.facts:,} facts", sides, results, rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)

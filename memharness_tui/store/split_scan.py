@@ -101,6 +101,38 @@ class SplitScanner:
         first = here.execute(query, {**params, "lo": lo, "hi": hi}).fetchall()
         return [first, *(f.result() for f in futures)]
 
+    def each(
+        self,
+        here: sqlite3.Connection,
+        query: str,
+        params: dict[str, Any],
+        ranges: Sequence[tuple[int, int]],
+        top_id: int,
+    ) -> list[list[tuple[Any, ...]]]:
+        """``query``'s one row for each ``(lo, hi)`` of ``ranges`` (bound as ``:lo``/``:hi``),
+        in order: the ranges cut into one contiguous run per part, each run on its own
+        connection (small tables and single-core machines: all here)."""
+        pool = self._pool
+        if pool is None or not self.splits(top_id) or len(ranges) < self.parts:
+            return [[here.execute(query, {**params, "lo": lo, "hi": hi}).fetchone()
+                     for lo, hi in ranges]]
+        cuts = [len(ranges) * i // self.parts for i in range(self.parts + 1)]
+        runs = [ranges[cuts[i]:cuts[i + 1]] for i in range(self.parts)]
+        futures = [pool.submit(self._run_each, query, params, run) for run in runs[1:]]
+        first = [here.execute(query, {**params, "lo": lo, "hi": hi}).fetchone()
+                 for lo, hi in runs[0]]
+        return [first, *(f.result() for f in futures)]
+
+    def _run_each(self, query: str, params: dict[str, Any],
+                  ranges: Sequence[tuple[int, int]]) -> list[tuple[Any, ...]]:
+        conn = self._connect()
+        conn.set_progress_handler(self._check, self._check_every)
+        try:
+            return [conn.execute(query, {**params, "lo": lo, "hi": hi}).fetchone()
+                    for lo, hi in ranges]
+        finally:
+            conn.set_progress_handler(None, 0)
+
     def _run(self, query: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
         conn = self._connect()
         conn.set_progress_handler(self._check, self._check_every)
@@ -192,6 +224,16 @@ class SplitScans(StorePart):
         if not splitter.splits(top):
             return None
         return list(splitter.rows(conn, ranged, params, top))
+
+    def each_chunk(self, query: str, params: dict[str, Any],
+                   ranges: Sequence[tuple[int, int]], top_id: int) -> list[list[Any]]:
+        """``query``'s one row per id range, split across the cores when this store splits
+        its scans (``SplitScanner.each``); lists of rows in ``ranges`` order."""
+        splitter = self.file.splitter
+        if splitter is None:
+            return [[self.conn.execute(query, {**params, "lo": lo, "hi": hi}).fetchone()
+                     for lo, hi in ranges]]
+        return splitter.each(self.conn, query, params, ranges, top_id)
 
     def scan_ranges(self, ranged: str, whole: str, params: dict[str, Any]) -> list[Any]:
         """Rows of a whole-table scan, one list per id range (one list when not split)."""

@@ -76,7 +76,7 @@ def test_every_public_name_of_a_part_is_on_the_store(tmp_path: Path) -> None:
     """A method added to a part (say a new read in browse.py) is forwarded by the facade."""
     base = set(dir(StorePart))
     for_siblings = {"Remembered.recalled", "Remembered.remember", "Remembered.snapshot",
-                    "SplitScans.split_rows", "SplitScans.scan_ranges",
+                    "SplitScans.split_rows", "SplitScans.scan_ranges", "SplitScans.each_chunk",
                     "AgeBound.recent_enough"}  # parts' own helpers
     store = Store.open(str(tmp_path / "m.db"))
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, cast
 
@@ -84,6 +85,9 @@ class DiffPane(LoadsWhenShown, Vertical):
         self.last_diff: Any = None
         self._shown_for: tuple[str | None, str | None] | None = None
         self._default_since = ""
+        #: what the table shows was read for: (since, subject, until, store revision, theme)
+        self._read_for: tuple[object, ...] | None = None
+        self._shown_width = 0  # the width the Fact column was last fitted to
 
     def watch_as_of(self, as_of: str | None) -> None:
         box = self.query_one("#diff-since", Input)
@@ -118,6 +122,15 @@ class DiffPane(LoadsWhenShown, Vertical):
             table.add_column(label, key=key)
         self._default_since = self._since_default(self.as_of)
         self.query_one("#diff-since", Input).value = self._default_since
+        if self._needs_load:  # built hidden: read and fill ahead (see SubjectsPane._warm)
+            self.run_worker(self._warm(self._default_since), group="diff-warm",
+                            exit_on_error=False)
+
+    async def _warm(self, since: str) -> None:
+        from memharness_tui.store.timeutil import normalize_iso
+
+        with suppress(Exception):  # only a head start: the visit reads (and reports) again
+            await self._diff(normalize_iso(since, "since"), None, self.as_of, ahead=True)
 
     def reload(self) -> None:
         self.run_diff()
@@ -137,22 +150,36 @@ class DiffPane(LoadsWhenShown, Vertical):
         try:
             since = normalize_iso(raw, "since")
         except InvalidInput as exc:
+            self._read_for = None
             self.query_one("#diff-summary", Static).update(
                 Text(f"✗ {clean(exc.message, single_line=True)}", style="bold red")
             )
             return False
         subject = self.query_one("#diff-subject", Input).value.strip() or None
-        self._diff(since, subject, self.as_of)
+        self._load(since, subject, self.as_of)
         return True
 
     @work(exclusive=True, group="diff", exit_on_error=False)
-    async def _diff(self, since: str, subject: str | None, until: str | None) -> None:
+    async def _load(self, since: str, subject: str | None, until: str | None) -> None:
+        await self._diff(since, subject, until)
+
+    async def _diff(self, since: str, subject: str | None, until: str | None, *,
+                    ahead: bool = False) -> None:
+        """Read and show the changes, unless the table shows them already: read for the same
+        question with no write since (the read ahead while hidden, then the first visit)."""
+        key = (since, subject, until, self.store_revision, self.app.theme)
+        if key == self._read_for:
+            return
         diff = await self.mapp.service.diff(since, subject, until=until)
+        if ahead and not self._needs_load:
+            return  # shown meanwhile: the visit's own read shows it
         self.last_diff = diff
         self._show(diff, subject, until)
+        self._read_for = key
 
     def _show(self, diff: Any, subject: str | None, until: str | None = None) -> None:
         self._shown_for = (subject, until)
+        self._shown_width = self.size.width or self.app.size.width
         table = self.query_one("#diff-table", DataTable)
         keep = table.cursor_row
         table.clear()
@@ -214,7 +241,8 @@ class DiffPane(LoadsWhenShown, Vertical):
         return max(FACT_MIN, width - others - 2 - 2)
 
     def on_resize(self) -> None:
-        if self.last_diff is not None and self._shown_for is not None:
+        if (self.last_diff is not None and self._shown_for is not None
+                and (self.size.width or self.app.size.width) != self._shown_width):
             self._show(self.last_diff, *self._shown_for)  # the Fact column fits the new width
 
     @on(DataTable.RowSelected, "#diff-table")
