@@ -252,7 +252,12 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._shown_key = None
         asked = await self.ranking.with_vector(params)
         first = self.mapp.opening.take(params) if asked is params else None  # (prefetched)
-        result = await (first if first is not None else self.mapp.service.recall(asked))
+        if first is not None:
+            result = await first
+        elif keep_cursor or asked.vector is not None:  # a refresh, "more", hybrid: one call
+            result = await self.mapp.service.recall(asked)
+        else:
+            result = await self._first_then_exact(params, asked)
         agent_text: str | None = None
         if self.agent_view:
             agent_text = await self._agent_text(asked, base_limit, result)
@@ -260,6 +265,19 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         if agent_text is not None:
             self._show_agent_text(agent_text)
         self._shown_key = (params, revision)
+
+    async def _first_then_exact(self, params: RecallParams, asked: RecallParams) -> Any:
+        """A typed search: the first screen (``StoreService.recall_first_screen``) answers a
+        whole word, or any query on a store no larger than its window, exactly, in one call
+        — the whole-word path gains no round trip. A scan of a larger store (a half-typed
+        word's substring fallback, the empty query) shows that quick list at once, labelled
+        "not yet exact" in the status line, then the exact ``recall``. Cancelled by the next
+        keystroke, the worker shows neither; the next search's answer sets the label anew."""
+        result = await self.mapp.service.recall_first_screen(asked)
+        if result.exact:
+            return result
+        self._show(params, result, False)
+        return await self.mapp.service.recall(asked)
 
     async def _agent_text(self, params: RecallParams, base_limit: int, result: Any) -> str:
         from memharness_tui.store import formats
@@ -312,11 +330,14 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     def _status(self, params: RecallParams, result: Any) -> None:
         n = len(result.facts)
         text = Text()
+        exact = getattr(result, "exact", True)
         if n == 0:
-            text.append("No matching memories.", style="bold")
+            text.append("No matching memories" + ("." if exact else " yet"), style="bold")
         else:
             text.append(f"{n} result{'s' if n != 1 else ''}", style="bold")
-            if n >= params.limit + self._extra:
+        if not exact:  # a first screen: say so until the exact list replaces it
+            text.append("  ·  not yet exact: newest rows first, ranking the rest…", style="bold")
+        elif n and n >= params.limit + self._extra:
                 text.append("  ·  m: more")  # (the line is muted: dim on it fell below 4.5:1)
         if params.query:
             text.append("  ·  for ")
