@@ -62,6 +62,22 @@ def hold(service: Any, name: str, query: str) -> asyncio.Event:
     return gate
 
 
+def count_calls(service: Any) -> list[tuple[str, str]]:
+    """Record every recall the pane asks ``service`` for: (method, query)."""
+    calls: list[tuple[str, str]] = []
+    for name in ("recall", "recall_first_screen"):
+        real = getattr(service, name, None)
+        if real is None:
+            continue
+
+        def counted(q: RecallQuery, name: str = name, real: Any = real) -> Any:
+            calls.append((name, q.query))
+            return real(q)
+
+        setattr(service, name, counted)
+    return calls
+
+
 async def type_query(pilot, text: str) -> None:  # noqa: ANN001
     pilot.app.main_screen().query_one("#search", Input).focus()
     await pilot.press(*text)
@@ -97,15 +113,17 @@ async def test_the_label_goes_when_the_next_keystroke_supersedes_the_exact_searc
         await settle(pilot)
         app.service.first_screen_rows = WINDOW
         app.service.first_screen_above = 0
-        hold(app.service, "recall", "idg")  # never released: the next key cancels it
+        gate = hold(app.service, "recall", "idg")  # held: the next key cancels it
         await type_query(pilot, "idg")
         await until(pilot, lambda: LABEL in status(app) and "for idg" in status(app),
                     "the first screen of 'idg'")
         await pilot.press("e")
-        await settle(pilot)
-        assert "for idge" in status(app)
-        assert LABEL not in status(app)
+        await until(pilot, lambda: "for idge" in status(app) and LABEL not in status(app),
+                    "the exact answer to 'idge'")
+        await pilot.pause(0.05)
+        assert "for idge" in status(app) and LABEL not in status(app)
         assert shown_ids(app) == exact_ids(store, "idge")
+        gate.set()
 
 
 async def test_a_stale_first_screen_never_overwrites_a_newer_answer(sample, config_dir):
@@ -120,7 +138,8 @@ async def test_a_stale_first_screen_never_overwrites_a_newer_answer(sample, conf
         await type_query(pilot, "idg")
         await pilot.pause(0.05)
         await pilot.press("e")
-        await settle(pilot)
+        await until(pilot, lambda: "for idge" in status(app) and LABEL not in status(app),
+                    "the exact answer to 'idge'")
         assert shown_ids(app) == exact_ids(store, "idge")
         late.set()  # the superseded keystroke's first screen arrives now
         await settle(pilot)
@@ -138,24 +157,17 @@ async def test_a_whole_word_is_answered_exactly_in_one_call(sample, config_dir):
         await settle(pilot)
         app.service.first_screen_rows = WINDOW
         app.service.first_screen_above = 0
-        full: list[str] = []
-        real = app.service.recall
-
-        async def counted(q: RecallQuery) -> Any:
-            full.append(q.query)
-            return await real(q)
-
-        app.service.recall = counted  # type: ignore[method-assign]
+        calls = count_calls(app.service)
         await type_query(pilot, word)
         await settle(pilot)
         assert f"for {word}" in status(app) and LABEL not in status(app)
         assert shown_ids(app) == exact_ids(store, word)
-        assert word not in full  # no second round trip for a word the full-text index knows
+        # one call, no second round trip, for a word the full-text index knows
+        assert [c for c in calls if c[1] == word] == [("recall_first_screen", word)]
 
 
 async def test_an_empty_first_screen_never_says_there_is_no_match(sample, config_dir):
     store, _ = sample
-    assert first_ids(store, "umber")  # (with the window used here it is empty)
     app = make_app(store, config_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -179,16 +191,10 @@ async def test_a_store_within_the_threshold_answers_a_half_word_in_one_exact_cal
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         assert app.service.first_screen_above >= store.largest_id()  # the default: 20,000
-        full: list[str] = []
-        real = app.service.recall
-
-        async def counted(q: RecallQuery) -> Any:
-            full.append(q.query)
-            return await real(q)
-
-        app.service.recall = counted  # type: ignore[method-assign]
+        app.service.first_screen_rows = WINDOW  # the store is larger than the window…
+        calls = count_calls(app.service)
         await type_query(pilot, HALF_WORD)
         await settle(pilot)
         assert f"for {HALF_WORD}" in status(app) and LABEL not in status(app)
         assert shown_ids(app) == exact_ids(store, HALF_WORD)
-        assert HALF_WORD not in full  # the first call was already recall's exact answer
+        assert len([c for c in calls if c[1] == HALF_WORD]) == 1  # …but within the threshold
