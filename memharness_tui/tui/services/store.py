@@ -174,17 +174,23 @@ FIRST_SCREEN_WINDOW = 5_000
 FIRST_SCREEN_ABOVE = 20_000
 
 
-def first_screen_call(q: RecallQuery, rows: int = FIRST_SCREEN_WINDOW,
-                      above: int = FIRST_SCREEN_ABOVE
+def first_screen_call(q: RecallQuery, first: Callable[[RecallResult], None],
+                      rows: int = FIRST_SCREEN_WINDOW, above: int = FIRST_SCREEN_ABOVE
                       ) -> Callable[[StoreProtocol], RecallResult]:
-    """The DB-thread call behind ``StoreService.recall_first_screen(q)`` (never reinforces):
-    ``Store.recall_first_screen`` over the newest ``rows`` rows on a store whose largest id
-    is above ``above``; ``recall`` itself (exact) on a smaller one."""
+    """The DB-thread call behind ``StoreService.recall_with_first_screen`` (never
+    reinforces). On a store whose largest id is above ``above``: ``Store.recall_first_
+    screen`` over the newest ``rows`` rows; exact (a whole word), it is the answer; else it
+    goes to ``first`` and ``recall`` follows in the same call, with no round trip between.
+    A smaller store: ``recall`` alone."""
     def call(s: StoreProtocol) -> RecallResult:
-        if s.largest_id() <= max(above, rows):
-            return recall_call(q)(s)
-        return s.recall_first_screen(q.query, subject=q.subject, kind=q.kind, as_of=q.as_of,
-                                     limit=q.limit, freshness=q.freshness, rows=rows)
+        if s.largest_id() > max(above, rows):
+            quick = s.recall_first_screen(q.query, subject=q.subject, kind=q.kind,
+                                          as_of=q.as_of, limit=q.limit,
+                                          freshness=q.freshness, rows=rows)
+            if quick.exact:
+                return quick
+            first(quick)
+        return recall_call(q)(s)
 
     return call
 
@@ -315,12 +321,24 @@ class StoreService:
         shared.waiters -= 1
         return result
 
-    async def recall_first_screen(self, q: RecallQuery) -> RecallResult:
-        """Keyword recall with its table scan cut to the newest rows (``Store.recall_first_
-        screen``): the agent's answer itself (``exact``) unless the query scans a store larger
-        than the window — then a quick provisional list for :meth:`recall` to replace.
-        Interruptible, like :meth:`recall`; never shared (it is quick)."""
-        return await self._gw.call(first_screen_call(q, self.first_screen_rows,
+    async def recall_with_first_screen(self, q: RecallQuery,
+                                       first: asyncio.Future[RecallResult]) -> RecallResult:
+        """Keyword recall, and a quick provisional answer before it when it is slow: on a
+        store above ``first_screen_above`` ids a query that scans (a half-typed word's
+        substring fallback, the empty query) first sets ``first`` to the newest
+        ``first_screen_rows`` rows ranked (``exact`` False), then the same DB-thread call
+        runs ``recall``. A whole word is answered exactly in the one call, as :meth:`recall`
+        would. Interruptible, like :meth:`recall`; never shared."""
+        loop = asyncio.get_running_loop()
+
+        def post(quick: RecallResult) -> None:  # on the DB thread
+            def deliver() -> None:
+                if not first.done():  # (cancelled: the search was superseded)
+                    first.set_result(quick)
+
+            loop.call_soon_threadsafe(deliver)
+
+        return await self._gw.call(first_screen_call(q, post, self.first_screen_rows,
                                                      self.first_screen_above),
                                    interruptible=True)
 

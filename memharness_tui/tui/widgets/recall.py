@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -267,17 +268,22 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._shown_key = (params, revision)
 
     async def _first_then_exact(self, params: RecallParams, asked: RecallParams) -> Any:
-        """A typed search: the first screen (``StoreService.recall_first_screen``) answers a
-        whole word, or any query on a store no larger than its window, exactly, in one call
-        — the whole-word path gains no round trip. A scan of a larger store (a half-typed
-        word's substring fallback, the empty query) shows that quick list at once, labelled
-        "not yet exact" in the status line, then the exact ``recall``. Cancelled by the next
-        keystroke, the worker shows neither; the next search's answer sets the label anew."""
-        result = await self.mapp.service.recall_first_screen(asked)
-        if result.exact:
-            return result
-        self._show(params, result, False)
-        return await self.mapp.service.recall(asked)
+        """A typed search (``StoreService.recall_with_first_screen``): a whole word, or any
+        query on a small store, is answered exactly in one call — the whole-word path gains
+        no round trip. A scan of a large store (a half-typed word's substring fallback, the
+        empty query) sends a quick first screen while the exact recall goes on in the same
+        DB-thread call: it is shown, labelled "not yet exact" in the status line, unless the
+        exact answer is already here. Only this worker shows either, so a newer keystroke
+        (which cancels it) never sees a stale list, and its own answer sets the label anew."""
+        first: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        exact = asyncio.ensure_future(self.mapp.service.recall_with_first_screen(asked, first))
+        try:
+            await asyncio.wait((first, exact), return_when=asyncio.FIRST_COMPLETED)
+            if first.done() and not exact.done():
+                self._show(params, first.result(), False)
+            return await exact
+        finally:
+            exact.cancel()  # (a no-op once it is done) cancelled: its read is interrupted
 
     async def _agent_text(self, params: RecallParams, base_limit: int, result: Any) -> str:
         from memharness_tui.store import formats
