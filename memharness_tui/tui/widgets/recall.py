@@ -342,7 +342,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         else:
             text.append(f"{n} result{'s' if n != 1 else ''}", style="bold")
         if not exact:  # a first screen: say so until the exact list replaces it
-            text.append("  ·  not yet exact: newest rows first, ranking the rest…", style="bold")
+            text.append("  ·  not yet exact (newest rows first)", style="bold")
         elif n and n >= params.limit + self._extra:
                 text.append("  ·  m: more")  # (the line is muted: dim on it fell below 4.5:1)
         if params.query:
