@@ -220,3 +220,24 @@ async def test_a_store_within_the_threshold_answers_a_half_word_in_one_exact_cal
         assert f"for {HALF_WORD}" in status(app) and LABEL not in status(app)
         assert shown_ids(app) == exact_ids(store, HALF_WORD)
         assert calls.of(HALF_WORD) == ["recall"]  # …but within the threshold: recall alone
+
+
+async def test_a_search_asked_again_while_the_same_recall_runs_joins_it(
+        sample, config_dir, calls):
+    """The pane re-asks while mounting (a superseded first search): it joins the opening
+    recall still running, as before the first screen, instead of scanning again."""
+    store, _ = sample
+    gate = calls.hold("recall", "")  # the opening (empty-query) recall runs on and on
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(120, 36)) as pilot:
+        while not app.screen.query(RecallPane):
+            await pilot.pause()
+        await until(pilot, lambda: calls.of("") == ["recall"], "the opening recall")
+        small_window(app)
+        pane = app.screen.query_one(RecallPane)
+        pane.run_search()  # asked again for the very same results
+        await pilot.pause(0.1)
+        gate.set()
+        await settle(pilot)
+        assert calls.of("") == ["recall"]  # one read of the opening results, not two
+        assert shown_ids(app) == exact_ids(store, "")

@@ -255,7 +255,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         first = self.mapp.opening.take(params) if asked is params else None  # (prefetched)
         if first is not None:
             result = await first
-        elif keep_cursor or asked.vector is not None:  # a refresh, "more", hybrid: one call
+        elif (keep_cursor or asked.vector is not None  # a refresh, "more", hybrid: one call
+              or self.mapp.service.recall_in_flight(asked) is not None):  # join it (opening)
             result = await self.mapp.service.recall(asked)
         else:
             result = await self._first_then_exact(params, asked)
