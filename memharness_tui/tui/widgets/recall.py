@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -20,6 +19,7 @@ from memharness_tui.tui.render import cell, clean, freshness_badge
 from memharness_tui.tui.services import RecallQuery
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.header import InfoLine
+from memharness_tui.tui.widgets.recall_answer import recall_answer
 from memharness_tui.tui.widgets.recall_filters import (
     DEFAULT_LIMIT,
     FILTERS,
@@ -253,13 +253,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._shown_key = None
         asked = await self.ranking.with_vector(params)
         first = self.mapp.opening.take(params) if asked is params else None  # (prefetched)
-        if first is not None:
-            result = await first
-        elif (keep_cursor or asked.vector is not None  # a refresh, "more", hybrid: one call
-              or self.mapp.service.recall_in_flight(asked) is not None):  # join it (opening)
-            result = await self.mapp.service.recall(asked)
-        else:
-            result = await self._first_then_exact(params, asked)
+        result = await (first if first is not None else recall_answer(  # (recall_answer.py)
+            self.mapp.service, asked, keep_cursor, lambda quick: self._show(params, quick, False)))
         agent_text: str | None = None
         if self.agent_view:
             agent_text = await self._agent_text(asked, base_limit, result)
@@ -267,24 +262,6 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         if agent_text is not None:
             self._show_agent_text(agent_text)
         self._shown_key = (params, revision)
-
-    async def _first_then_exact(self, params: RecallParams, asked: RecallParams) -> Any:
-        """A typed search (``StoreService.recall_with_first_screen``): a whole word, or any
-        query on a small store, is answered exactly in one call — the whole-word path gains
-        no round trip. A scan of a large store (a half-typed word's substring fallback, the
-        empty query) sends a quick first screen while the exact recall goes on in the same
-        DB-thread call: it is shown, labelled "not yet exact" in the status line, unless the
-        exact answer is already here. Only this worker shows either, so a newer keystroke
-        (which cancels it) never sees a stale list, and its own answer sets the label anew."""
-        first: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        exact = asyncio.ensure_future(self.mapp.service.recall_with_first_screen(asked, first))
-        try:
-            await asyncio.wait((first, exact), return_when=asyncio.FIRST_COMPLETED)
-            if first.done() and not exact.done():
-                self._show(params, first.result(), False)
-            return await exact
-        finally:
-            exact.cancel()  # (a no-op once it is done) cancelled: its read is interrupted
 
     async def _agent_text(self, params: RecallParams, base_limit: int, result: Any) -> str:
         from memharness_tui.store import formats
@@ -345,7 +322,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         if not exact:  # a first screen: say so until the exact list replaces it
             text.append("  ·  not yet exact (newest rows first)", style="bold")
         elif n and n >= params.limit + self._extra:
-                text.append("  ·  m: more")  # (the line is muted: dim on it fell below 4.5:1)
+            text.append("  ·  m: more")  # (the line is muted: dim on it fell below 4.5:1)
         if params.query:
             text.append("  ·  for ")
             text.append(clean(params.query, single_line=True, max_len=40), style="italic")
