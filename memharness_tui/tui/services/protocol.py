@@ -97,6 +97,19 @@ class StoreProtocol(Protocol):
         query_vector: Sequence[float] | None = None,
     ) -> RecallResult: ...
 
+    def recall_first_screen(
+        self,
+        query: str = "",
+        *,
+        subject: str = "",
+        kind: str | None = None,
+        as_of: str | None = None,
+        limit: int = 8,
+        max_tokens: int | None = None,
+        freshness: str | None = None,
+        rows: int = ...,
+    ) -> RecallResult: ...
+
     def counts(self) -> StoreCounts: ...
 
     def largest_id(self) -> int: ...

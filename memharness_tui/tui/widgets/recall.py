@@ -20,6 +20,7 @@ from memharness_tui.tui.render import cell, clean, freshness_badge
 from memharness_tui.tui.services import RecallQuery
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.header import InfoLine
+from memharness_tui.tui.widgets.recall_answer import recall_answer
 from memharness_tui.tui.widgets.recall_filters import (
     DEFAULT_LIMIT,
     FILTERS,
@@ -255,7 +256,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._shown_key = None
         asked = await self.ranking.with_vector(params)
         first = self.mapp.opening.take(params) if asked is params else None  # (prefetched)
-        result = await (first if first is not None else self.mapp.service.recall(asked))
+        result = await (first if first is not None else recall_answer(  # (recall_answer.py)
+            self.mapp.service, asked, keep_cursor, lambda quick: self._show(params, quick, False)))
         agent_text: str | None = None
         if self.agent_view:
             agent_text = await self._agent_text(asked, base_limit, result)
@@ -315,12 +317,15 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     def _status(self, params: RecallParams, result: Any) -> None:
         n = len(result.facts)
         text = Text()
+        exact = getattr(result, "exact", True)
         if n == 0:
-            text.append("No matching memories.", style="bold")
+            text.append("No matching memories" + ("." if exact else " yet"), style="bold")
         else:
             text.append(f"{n} result{'s' if n != 1 else ''}", style="bold")
-            if n >= params.limit + self._extra:
-                text.append("  ·  m: more")  # (the line is muted: dim on it fell below 4.5:1)
+        if not exact:  # a first screen: say so until the exact list replaces it
+            text.append("  ·  not yet exact (newest rows first)", style="bold")
+        elif n and n >= params.limit + self._extra:
+            text.append("  ·  m: more")  # (the line is muted: dim on it fell below 4.5:1)
         if params.query:
             text.append("  ·  for ")
             text.append(clean(params.query, single_line=True, max_len=40), style="italic")
