@@ -176,7 +176,7 @@ class MemharnessApp(App[int]):
         early, self._early = self._early, None
         if early is not None:
             self._opening = asyncio.wrap_future(early.opening)
-            self.service.adopt_recall(early.query, early.recall, early.ticket)
+            self.service.recalls.adopt_recall(early.query, early.recall, early.ticket)
         else:
             self._opening = asyncio.ensure_future(self.service.open())
         self._opening.add_done_callback(lambda f: None if f.cancelled() else f.exception())

@@ -22,7 +22,8 @@ from typing import Any
 from memharness_tui.tui import gc_policy
 from memharness_tui.tui.services import RecallQuery, StoreGateway
 from memharness_tui.tui.services.gateway import store_opener
-from memharness_tui.tui.services.store import recall_call, store_info
+from memharness_tui.tui.services.recalls import recall_call
+from memharness_tui.tui.services.store import store_info
 
 opener = store_opener  # how the app opens ``path`` on its DB thread (the services' door)
 

@@ -67,7 +67,7 @@ async def test_the_app_notices_a_replaced_file_refuses_writes_and_reopens(
         await pilot.press("y")  # Reopen
         await settle(pilot)
         assert not isinstance(app.screen, ConfirmScreen)
-        found = await app.service.recall(RecallQuery(query="other"))
+        found = await app.service.recalls.recall(RecallQuery(query="other"))
         assert [f.fact for f in found.facts] == ["the other file's only fact"]
         new_id, _ = await app.service.new_fact(FactValues(fact="written after reopening",
                                                           subject="s"))

@@ -99,8 +99,8 @@ async def type_query(pilot, text: str) -> None:  # noqa: ANN001
 
 
 def small_window(app, rows: int = WINDOW) -> None:  # noqa: ANN001
-    app.service.first_screen_rows = rows
-    app.service.first_screen_above = 0
+    app.service.recalls.first_screen_rows = rows
+    app.service.recalls.first_screen_above = 0
 
 
 async def test_a_half_typed_word_shows_a_labelled_first_screen_then_the_exact_list(
@@ -213,8 +213,8 @@ async def test_a_store_within_the_threshold_answers_a_half_word_in_one_exact_cal
     app = make_app(store, config_dir)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        assert app.service.first_screen_above >= store.largest_id()  # the default: 20,000
-        app.service.first_screen_rows = WINDOW  # the store is larger than the window…
+        assert app.service.recalls.first_screen_above >= store.largest_id()  # the default: 20,000
+        app.service.recalls.first_screen_rows = WINDOW  # the store is larger than the window…
         await type_query(pilot, HALF_WORD)
         await settle(pilot)
         assert f"for {HALF_WORD}" in status(app) and LABEL not in status(app)

@@ -51,8 +51,8 @@ def test_recall_first_screen(snap_compare, snap_store, held_recall):
 
     async def first_screen(pilot: Pilot) -> None:
         await settle(pilot)
-        pilot.app.service.first_screen_rows = 12  # type: ignore[attr-defined]
-        pilot.app.service.first_screen_above = 0  # type: ignore[attr-defined]
+        pilot.app.service.recalls.first_screen_rows = 12  # type: ignore[attr-defined]
+        pilot.app.service.recalls.first_screen_above = 0  # type: ignore[attr-defined]
         pilot.app.screen.query_one("#search", Input).focus()
         await pilot.press(*"idge")
         status = pilot.app.screen.query_one("#recall-status")

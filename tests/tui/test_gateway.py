@@ -148,9 +148,9 @@ async def test_the_same_recall_asked_twice_while_running_runs_once(tmp_path: Pat
     gateway.call = counting  # type: ignore[method-assign]
     try:
         held = asyncio.ensure_future(real_call(lambda _s: gate.wait(30)))  # DB thread busy
-        first = asyncio.ensure_future(service.recall(RecallQuery()))
+        first = asyncio.ensure_future(service.recalls.recall(RecallQuery()))
         await asyncio.sleep(0)
-        second = asyncio.ensure_future(service.recall(RecallQuery()))
+        second = asyncio.ensure_future(service.recalls.recall(RecallQuery()))
         await asyncio.sleep(0)
         first.cancel()  # a superseded asker leaves; the other still gets the results
         gate.set()
@@ -161,7 +161,7 @@ async def test_the_same_recall_asked_twice_while_running_runs_once(tmp_path: Pat
         with pytest.raises(asyncio.CancelledError):
             await first
         # finished: the next ask runs afresh
-        await service.recall(RecallQuery())
+        await service.recalls.recall(RecallQuery())
         assert calls == [True, True]
     finally:
         gate.set()
@@ -184,7 +184,7 @@ async def test_a_recall_everybody_left_is_interrupted(tmp_path: Path) -> None:
                                       interruptible=interruptible)
 
         gateway.call = spy  # type: ignore[method-assign]
-        asker = asyncio.ensure_future(service.recall(RecallQuery(query="a")))
+        asker = asyncio.ensure_future(service.recalls.recall(RecallQuery(query="a")))
         await asyncio.sleep(0)
         asker.cancel()
         for _ in range(5):

@@ -32,7 +32,7 @@ class OpeningRecall:
         """Ask the DB thread for the Recall tab's opening results now, so the query runs
         while the main screen is composed and mounted instead of after it."""
         query = RecallQuery(as_of=as_of)
-        first = asyncio.ensure_future(self._service.recall(query))
+        first = asyncio.ensure_future(self._service.recalls.recall(query))
         # A failure is reported by whoever awaits it (the pane); unclaimed, it is dropped.
         first.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         self._recall, self._query = first, query
@@ -71,7 +71,7 @@ class OpeningRecall:
         if self._sent is not None:
             await asyncio.wait([self._sent])
         while self._query is not None:
-            read = self._service.recall_in_flight(self._query)
+            read = self._service.recalls.recall_in_flight(self._query)
             if read is None or read.done():
                 return
             await asyncio.wait([read])

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from concurrent.futures import Future
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -18,12 +17,12 @@ from memharness_tui.tui.services import git
 from memharness_tui.tui.services.gateway import StoreGateway, StoreInfo
 from memharness_tui.tui.services.git import Judged
 from memharness_tui.tui.services.protocol import StoreProtocol
+from memharness_tui.tui.services.recalls import RecallQuery, Recalls
 
 if TYPE_CHECKING:
     from memharness_tui.store.types import (
         DiffResult,
         Fact,
-        RecallResult,
         StoreCounts,
         SubjectSummary,
         WhyResult,
@@ -49,20 +48,6 @@ spell shows at once; a burst of them (a pass writing) still moves the panes twic
 
 WriteListener = Callable[[Mapping[int, str]], None]
 """Told after every successful write, with the verdict reasons it recorded (fact id → why)."""
-
-
-@dataclass(frozen=True)
-class RecallQuery:
-    """What the Recall tab asks for (browsing never reinforces: SPEC §5)."""
-
-    query: str = ""
-    subject: str = ""
-    kind: str | None = None
-    freshness: str | None = None
-    limit: int = 50
-    as_of: str | None = None
-    vector: tuple[float, ...] | None = None
-    """The query's embedding (hybrid recall, as the agent's server runs it), or None."""
 
 
 @dataclass(frozen=True)
@@ -168,85 +153,21 @@ def _counts(s: StoreProtocol) -> StoreCounts:
     return s.counts()
 
 
-def recall_call(q: RecallQuery) -> Callable[[StoreProtocol], RecallResult]:
-    """The DB-thread call behind ``StoreService.recall(q)`` (browsing never reinforces)."""
-    return lambda s: s.recall(q.query, subject=q.subject, kind=q.kind, as_of=q.as_of,
-                              limit=q.limit, freshness=q.freshness, reinforce=False,
-                              query_vector=q.vector)
-
-
-#: The Recall tab's first screen ranks the newest 5,000 rows: ~3-25 ms on a busy 2-core
-#: machine (20,000 rows took 40-100 ms there), so a half-typed word's first list is painted
-#: within a keystroke's 60 ms. Only on a store whose ids pass 20,000: a smaller store's full
-#: scan costs a few first screens, and two lists for one key would only flicker.
-FIRST_SCREEN_WINDOW = 5_000
-FIRST_SCREEN_ABOVE = 20_000
-
-
-def first_screen_call(q: RecallQuery, first: Callable[[RecallResult], None],
-                      rows: int = FIRST_SCREEN_WINDOW, above: int = FIRST_SCREEN_ABOVE
-                      ) -> Callable[[StoreProtocol], RecallResult]:
-    """The DB-thread call behind ``StoreService.recall_with_first_screen`` (never
-    reinforces). On a store whose largest id is above ``above``: ``Store.recall_first_
-    screen`` over the newest ``rows`` rows; exact (a whole word), it is the answer; else it
-    goes to ``first`` and ``recall`` follows in the same call, with no round trip between.
-    A smaller store: ``recall`` alone."""
-    def call(s: StoreProtocol) -> RecallResult:
-        if s.largest_id() > max(above, rows):
-            quick = s.recall_first_screen(q.query, subject=q.subject, kind=q.kind,
-                                          as_of=q.as_of, limit=q.limit,
-                                          freshness=q.freshness, rows=rows)
-            if quick.exact:
-                return quick
-            first(quick)
-        return recall_call(q)(s)
-
-    return call
-
-
-class _SharedRecall:
-    """One recall in flight and how many callers wait for it."""
-
-    def __init__(self, task: asyncio.Future[RecallResult]) -> None:
-        self.task = task
-        self.waiters = 0
-        self.abandoned = False  # cancelled (or about to be): nobody may join it any more
-
-    def leave(self) -> None:
-        """A waiter was cancelled. When none is left, cancel (interrupt) the recall — two loop
-        turns later, so a caller re-asking at once (a superseded worker's successor) can
-        still join it."""
-        self.waiters -= 1
-        if self.waiters > 0:
-            return
-        loop = self.task.get_loop()
-
-        def maybe_cancel() -> None:
-            if self.waiters <= 0:
-                self.abandoned = True
-                self.task.cancel()
-
-        loop.call_soon(loop.call_soon, maybe_cancel)
-
-
 class StoreService:
     """The app's typed store API (one instance per app; calls run in order on the DB thread)."""
 
     def __init__(self, gateway: StoreGateway, on_write: WriteListener | None = None) -> None:
         self._gw = gateway
         self.on_write = on_write
-        self._recalls: dict[RecallQuery, _SharedRecall] = {}
+        self.recalls = Recalls(gateway)  # the searches in flight, shared; the first screen
         self._seen_version: int | None = None  # as last told to the poll
         self._told_at = 0.0
         self._path: str | None = None  # of the store open now (``open``)
         self._changes = 0  # moves at every write seen (ours, or another connection's commit)
         self._counting: tuple[int, asyncio.Future[StoreCounts]] | None = None  # (at, in flight)
-        #: a first screen: how many of the newest rows it ranks, above which largest id
-        self.first_screen_rows = FIRST_SCREEN_WINDOW
-        self.first_screen_above = FIRST_SCREEN_ABOVE
 
     def _written(self, reasons: Mapping[int, str] | None = None) -> None:
-        self._recalls.clear()  # a recall in flight may predate this write: never share it
+        self.recalls.forget()  # a recall in flight may predate this write: never share it
         self._changes += 1  # nor a count
         if self.on_write is not None:
             self.on_write(dict(reasons or {}))
@@ -294,7 +215,7 @@ class StoreService:
         seen = self._seen_version
         if version == seen:
             return version
-        self._recalls.clear()  # another process wrote: later recalls start afresh
+        self.recalls.forget()  # another process wrote: later recalls start afresh
         now = time.monotonic()
         if seen is not None and now - self._told_at < TELL_AT_MOST_EVERY:
             return seen  # a burst of commits (a pass writing): told at the next poll due
@@ -317,7 +238,7 @@ class StoreService:
     async def reopen(self) -> tuple[StoreInfo, str | None]:
         """Open the path again (the file there now), and tell every pane to reload."""
         await self._gw.reopen()
-        self._recalls.clear()
+        self.recalls.forget()
         self._seen_version = None
         opened = await self.open()
         self._written()
@@ -342,72 +263,6 @@ class StoreService:
         """The store's largest fact id (0 when empty): how wide an ID column must be. One
         index seek: it does not wait for searches (the header shows it with the counts)."""
         return await self._gw.call_scan(lambda s: s.largest_id(), after_searches=False)
-
-    async def recall(self, q: RecallQuery) -> RecallResult:
-        """Ranked recall. Interruptible: when every caller waiting for it is cancelled (a
-        newer keystroke), its SQLite statement stops. Callers asking for the same query while
-        it runs share it — the app's opening search is asked for by the prefetch and by the
-        Recall pane's re-asks while mounting; each used to start (and cancel) its own scan
-        of every current row (~0.7 s at 1M)."""
-        shared = self._recalls.get(q)
-        if shared is None or shared.abandoned:
-            shared = self._share(q, self._gw.call(recall_call(q), interruptible=True))
-        shared.waiters += 1
-        try:
-            result = await asyncio.shield(shared.task)
-        except asyncio.CancelledError:
-            if shared.task.done():
-                shared.waiters -= 1
-            else:
-                shared.leave()  # this caller was cancelled; the recall may still be shared
-            raise
-        except BaseException:
-            shared.waiters -= 1
-            raise
-        shared.waiters -= 1
-        return result
-
-    async def recall_with_first_screen(self, q: RecallQuery,
-                                       first: asyncio.Future[RecallResult]) -> RecallResult:
-        """Keyword recall, and a quick provisional answer before it when it is slow: on a
-        store above ``first_screen_above`` ids a query that scans (a half-typed word's
-        substring fallback, the empty query) first sets ``first`` to the newest
-        ``first_screen_rows`` rows ranked (``exact`` False), then the same DB-thread call
-        runs ``recall``. A whole word is answered exactly in the one call, as :meth:`recall`
-        would. Interruptible, like :meth:`recall`; never shared."""
-        loop = asyncio.get_running_loop()
-
-        def post(quick: RecallResult) -> None:  # on the DB thread
-            def deliver() -> None:
-                if not first.done():  # (cancelled: the search was superseded)
-                    first.set_result(quick)
-
-            loop.call_soon_threadsafe(deliver)
-
-        return await self._gw.call(first_screen_call(q, post, self.first_screen_rows,
-                                                     self.first_screen_above),
-                                   interruptible=True)
-
-    def recall_in_flight(self, q: RecallQuery) -> asyncio.Future[RecallResult] | None:
-        """The recall of ``q`` running for its callers now (it ends when the read does, not
-        when a caller gives up), or None."""
-        shared = self._recalls.get(q)
-        return None if shared is None else shared.task
-
-    def adopt_recall(self, q: RecallQuery, future: Future[RecallResult], ticket: object | None) -> None:
-        """Share, as if started here, a recall of ``q`` already sent to the DB thread with
-        ``StoreGateway.submit`` (the CLI's opening search, sent before the app existed)."""
-        self._share(q, self._gw.wait(future, ticket))
-
-    def _share(self, q: RecallQuery, running: Awaitable[RecallResult]) -> _SharedRecall:
-        task = asyncio.ensure_future(running)
-        shared = self._recalls[q] = _SharedRecall(task)
-        task.add_done_callback(lambda _t: self._forget_recall(q, shared))
-        return shared
-
-    def _forget_recall(self, q: RecallQuery, shared: _SharedRecall) -> None:
-        if self._recalls.get(q) is shared:
-            del self._recalls[q]
 
     async def subjects(self, as_of: str | None = None) -> list[SubjectSummary]:
         return await self._gw.call_scan(lambda s: s.subjects(as_of=as_of))

@@ -270,13 +270,13 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         from memharness_tui.store import formats
 
         if params.limit != base_limit:
-            result = await self.mapp.service.recall(replace(params, limit=base_limit))
+            result = await self.mapp.service.recalls.recall(replace(params, limit=base_limit))
         return formats.fmt_recall(result)
 
     @work(exclusive=True, group="recall-agent", exit_on_error=False)
     async def _refresh_agent_view(self) -> None:
         p = await self.ranking.with_vector(self.params)
-        result = await self.mapp.service.recall(p)
+        result = await self.mapp.service.recalls.recall(p)
         self._show_agent_text(await self._agent_text(p, p.limit, result))
 
     def load_subject_suggestions(self) -> None:

@@ -26,8 +26,8 @@ async def recall_answer(service: StoreService, asked: RecallQuery, refresh: bool
     A refresh (after a write, "more"), a hybrid search and a recall of ``asked`` already
     running (the opening one, asked again while the pane mounts: it is joined) make one
     exact call, as before first screens."""
-    if refresh or asked.vector is not None or service.recall_in_flight(asked) is not None:
-        return await service.recall(asked)
+    if refresh or asked.vector is not None or service.recalls.recall_in_flight(asked) is not None:
+        return await service.recalls.recall(asked)
     return await first_then_exact(service, asked, show_first)
 
 
@@ -37,7 +37,7 @@ async def first_then_exact(service: StoreService, asked: RecallQuery,
     the caller's task shows it, so a newer keystroke (which cancels that task and interrupts
     its read) never sees a stale list; its own answer sets the label anew."""
     first: asyncio.Future[RecallResult] = asyncio.get_running_loop().create_future()
-    exact = asyncio.ensure_future(service.recall_with_first_screen(asked, first))
+    exact = asyncio.ensure_future(service.recalls.recall_with_first_screen(asked, first))
     try:
         await asyncio.wait((first, exact), return_when=asyncio.FIRST_COMPLETED)
         if first.done() and not exact.done():
