@@ -4,8 +4,8 @@
                                              [--rounds 2] [--base main]
 
 Each process runs in a pseudo-terminal of ``--size`` (default 120×36) that this script reads
-and feeds to a VT parser (``pyte``: ``pip install pyte``), so "visible" means what a person
-would see on the screen, not a frame the app produced:
+and feeds to a VT parser (``pyte``, the ``bench`` extra: ``.venv/bin/pip install -e ".[bench]"``),
+so "visible" means what a person would see on the screen, not a frame the app produced:
 
 - **cold start**: spawning ``python -m memharness_tui --db FILE`` → the first screen showing
   the Recall tab's results (its status line says how many); alternately with a bare Textual
@@ -310,7 +310,8 @@ def main() -> None:
     try:
         import pyte  # noqa: F401
     except ImportError:
-        raise SystemExit("terminal_bench.py reads the screen with pyte: pip install pyte") from None
+        raise SystemExit("terminal_bench.py reads the screen with pyte, the bench extra: "
+                         "pip install -e '.[bench]'") from None
     cols, _, rows = args.size.partition("x")
     from seed import seed_store
 
