@@ -149,7 +149,7 @@ MUTATIONS: list[Mutation] = [
     M("store.effective-now-min", HANDLE,
       "newest is not None and newest > clock_now", "newest is not None and newest < clock_now",
       "a writer whose clock runs ahead no longer moves 'now'",
-      tests=("tests/store/test_review_fixes.py",)),
+      tests=("tests/store/test_age_bound.py",)),
     # --- store/: validation ------------------------------------------------------------
     M("store.confidence-upper-open", CHECKS,
       "or value > 1\n", "or value >= 1\n",
@@ -292,7 +292,8 @@ MUTATIONS: list[Mutation] = [
     M("runner.skipped-counted", RUNNER,
       "verdicts = self._stop_if(self._write, store, verdicts)",
       "self._stop_if(self._write, store, verdicts)",
-      "rows skipped mid-pass are counted as checked (and as stale)", tests=(RUNNER_TESTS,)),
+      "a batch's event lists the verdicts of rows skipped mid-pass (never written)",
+      tests=(RUNNER_TESTS, "tests/staleness/test_runner_mutants_r7.py")),
     M("runner.stale-ids-dropped", RUNNER,
       "stale_ids.append(v[0])", "pass",
       "the report lists no stale ids", tests=(RUNNER_TESTS,)),
@@ -678,7 +679,8 @@ MUTATIONS: list[Mutation] = [
       " or commit is None \\\n            or not head.startswith(commit):",
       " or commit is None:",
       "a rewrite pinned to an older commit, where the file still exists, is refused too",
-      tests=("tests/tui_staleness/test_rewrite_gone_file.py",)),
+      tests=("tests/tui_staleness/test_rewrite_gone_file.py",
+             "tests/tui_staleness/test_rewrite_gone_file_mutants_r7.py")),
 ]
 
 
