@@ -17,6 +17,7 @@ Run from the project root with the project's interpreter (stdlib only)::
     .venv/bin/python scripts/mutate.py --only 'store.fts-*' runner.live-only-off
     .venv/bin/python scripts/mutate.py --tests-ref main  # the same mutations against main's tests/
     .venv/bin/python scripts/mutate.py --show store.fts-no-quoting   # print the planted change
+    .venv/bin/python scripts/mutate.py --only 'tui.first-screen-*' --aimed-only  # aimed tests alone
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 STORE = "memharness_tui/store/store.py"
+HANDLE = "memharness_tui/store/handle.py"  # (the store's file and clock, moved out of store.py)
 WRITES = "memharness_tui/store/writes.py"
 RECALL = "memharness_tui/store/recall.py"
 WRITER = "memharness_tui/store/verdict_writer.py"
@@ -61,6 +63,15 @@ AS_OF_TESTS = "tests/store/test_as_of_rule.py"
 RECALL_TESTS = "tests/store/test_recall_contract.py"
 STALENESS_CLI = "memharness_tui/staleness/cli.py"
 CLI_CONTRACT_TESTS = "tests/staleness/test_cli_contract.py"
+WAL_PAGES = "memharness_tui/store/wal_pages.py"
+LEDGER = "memharness_tui/store/current_ledger.py"
+LEDGER_TESTS = "tests/store/test_counts_ledger.py"
+LEDGER_R7 = "tests/store/test_counts_ledger_mutants_r7.py"
+DB = "memharness_tui/store/db.py"
+RECALLS = "memharness_tui/tui/services/recalls.py"
+FIRST_SCREEN_TESTS = "tests/tui/test_first_screen_recall_i26.py"
+FOOTER = "memharness_tui/tui/perf/footer.py"
+APP_STATE_R7 = "tests/tui/test_app_state_mutants_r7.py"
 
 #: tests run for a mutation that names none, by package
 PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
@@ -135,9 +146,10 @@ MUTATIONS: list[Mutation] = [
     M("store.tokens-divisor", RECALL,
       "// 2 / 4)", "// 2 / 3)",
       "token estimate uses the wrong divisor"),
-    M("store.effective-now-min", STORE,
+    M("store.effective-now-min", HANDLE,
       "newest is not None and newest > clock_now", "newest is not None and newest < clock_now",
-      "a writer whose clock runs ahead no longer moves 'now'"),
+      "a writer whose clock runs ahead no longer moves 'now'",
+      tests=("tests/store/test_age_bound.py",)),
     # --- store/: validation ------------------------------------------------------------
     M("store.confidence-upper-open", CHECKS,
       "or value > 1\n", "or value >= 1\n",
@@ -151,10 +163,11 @@ MUTATIONS: list[Mutation] = [
     M("store.positive-int-zero", CHECKS,
       "not 1 <= whole <= _INT64_MAX", "not 0 <= whole <= _INT64_MAX",
       "limit 0 is accepted"),
-    M("store.readonly-ignored", STORE,
+    M("store.readonly-ignored", HANDLE,
       "if self.readonly:\n            shown = show_path(self.path)",
       "if False:\n            shown = show_path(self.path)",
-      "a read-only store writes"),
+      "a read-only store writes",
+      tests=(VALIDATION + "::test_read_only_store_refuses_every_write",)),
     M("store.forget-empty-ref", WRITES,
       'if ref == "":', "if False:",
       "forget with a blank source_ref retracts every row with an empty ref"),
@@ -277,8 +290,10 @@ MUTATIONS: list[Mutation] = [
       "live_only=True,  # the guard", "live_only=False,  # the guard",
       "a row revised between the pre-check and the write still gets the verdict", tests=(RUNNER_TESTS,)),
     M("runner.skipped-counted", RUNNER,
-      "verdicts = self._write(store, verdicts)", "self._write(store, verdicts)",
-      "rows skipped mid-pass are counted as checked (and as stale)", tests=(RUNNER_TESTS,)),
+      "verdicts = self._stop_if(self._write, store, verdicts)",
+      "self._stop_if(self._write, store, verdicts)",
+      "a batch's event lists the verdicts of rows skipped mid-pass (never written)",
+      tests=(RUNNER_TESTS, "tests/staleness/test_runner_mutants_r7.py")),
     M("runner.stale-ids-dropped", RUNNER,
       "stale_ids.append(v[0])", "pass",
       "the report lists no stale ids", tests=(RUNNER_TESTS,)),
@@ -434,7 +449,7 @@ MUTATIONS: list[Mutation] = [
       "        factor: float = 1.0,\n        *,\n        source_agent: str,",
       "Store.downgrade without a factor keeps the confidence", tests=(CLI_CONTRACT_TESTS,)),
     M("store.sql-decay-ignores-access", SQL,
-      "COALESCE(f.last_accessed_at, f.tx_at)", "f.tx_at",
+      "julianday(COALESCE(f.last_accessed_at, f.tx_at))", "julianday(f.tx_at)",
       "a recalled (reinforced) fact still decays from when it was learned", tests=(RECALL_TESTS,)),
     M("runner.downgrade-default-factor", RUNNER,
       "        factor: float = 0.5,\n", "        factor: float = 1.0,\n",
@@ -575,6 +590,97 @@ MUTATIONS: list[Mutation] = [
       '"--db", metavar="PATH", default=None,',
       "a --db before the subcommand is reset, so the write goes to the default store",
       tests=("tests/test_cli.py::test_db_before_the_subcommand_is_honoured",)),
+    # --- round 7: this round's new code (issues #21, #22, #26) --------------------------------
+    M("store.wal-overflow-ignored", WAL_PAGES,
+      "    if other and not other <= (free_pages(files, head) or set()):\n",
+      "    if False:\n",
+      "a WAL frame holding an overflow page (a row's tail, no rowid) is ignored: a changed row "
+      "may be missed", tests=(LEDGER_TESTS,)),
+    M("store.wal-page1-header", WAL_PAGES,
+      "start = 100 if page_no == 1 else 0", "start = 0",
+      "page 1's b-tree header is read at offset 0 (inside the file header): every commit that "
+      "grows the file reads every row", tests=(LEDGER_TESTS,)),
+    M("store.wal-salts-unchecked", WAL_PAGES,
+      "if head is None or head.salts != mark.salts or head.frames < mark.frames:",
+      "if head is None or head.frames < mark.frames:",
+      "a restarted log (new salts) is read from the old mark's frame on",
+      tests=(LEDGER_TESTS, LEDGER_R7)),
+    M("store.wal-shorter-log-unchecked", WAL_PAGES,
+      "head.salts != mark.salts or head.frames < mark.frames:",
+      "head.salts != mark.salts:",
+      "a log shorter than the mark is read as if it had grown",
+      tests=(LEDGER_TESTS, LEDGER_R7),
+      survives="equivalent: the last committed frame (mxFrame) goes back only when the log "
+               "restarts, and a restart always draws new salts, which the same line checks"),
+    M("store.ledger-no-deletion-check", LEDGER,
+      "    if sum(c.rows for c in chunks.values()) != rows:\n",
+      "    if False:\n",
+      "a deletion no leaf written shows is never noticed: the header counts a deleted fact",
+      tests=(LEDGER_TESTS,)),
+    M("store.ledger-last-chunk-skipped", LEDGER,
+      "if first <= k <= last}", "if first <= k < last}",
+      "the chunk holding the largest id (every new fact) is not re-read",
+      tests=(LEDGER_TESTS,)),
+    M("store.ledger-future-boundary", LEDGER,
+      "(until is None or now < until)", "(until is None or now <= until)",
+      "at the very instant a future fact becomes true, the ledger still counts it as future",
+      tests=(LEDGER_TESTS, LEDGER_R7)),
+    M("store.confirm-removes-their-wal", DB,
+      "        if not existed[0]:\n", "        if True:\n",
+      "a refused open removes an empty -wal that was there before it (someone's)",
+      tests=(VALIDATION + "::test_a_damaged_header_that_says_wal_leaves_no_sidecars",)),
+    M("store.confirm-keeps-its-shm", DB,
+      "        if not existed[1]:  # the file", "        if False:  # the file",
+      "a refused open leaves the -shm it created behind its 'nothing was changed'",
+      tests=(VALIDATION + "::test_a_damaged_header_that_says_wal_leaves_no_sidecars",)),
+    M("tui.first-screen-threshold-swapped", RECALLS,
+      "if s.largest_id() > max(above, rows):", "if s.largest_id() < max(above, rows):",
+      "the first screen is tried on small stores and never on large ones",
+      tests=(FIRST_SCREEN_TESTS,)),
+    M("tui.first-screen-exact-not-returned", RECALLS,
+      "            if quick.exact:\n                return quick\n", "",
+      "an exact first screen (a whole word) is shown as 'not yet exact' and recalled again",
+      tests=(FIRST_SCREEN_TESTS,)),
+    M("tui.first-screen-on-refresh", "memharness_tui/tui/widgets/recall_answer.py",
+      "if refresh or asked.vector is not None", "if asked.vector is not None",
+      "a refresh after a write shows a 'not yet exact' first screen before the exact list",
+      tests=(FIRST_SCREEN_TESTS, "tests/tui/test_first_screen_mutants_r7.py")),
+    M("tui.keys-binding-before-typed", "memharness_tui/tui/perf/keys.py",
+      "    box.call_later(_in_turn, app, box, event)\n",
+      "    await _in_turn(app, box, event)\n",
+      "a key a text box does not type runs its binding before the characters typed ahead of it",
+      tests=("tests/tui/test_key_order.py",)),
+    M("tui.keys-text-area-enter", "memharness_tui/tui/perf/keys.py",
+      'event.key == "enter" or box.tab_behavior', "box.tab_behavior",
+      "Enter in a text area (a new line) is taken for a binding and waits behind the box's queue",
+      tests=("tests/tui/test_key_order.py",)),
+    M("tui.footer-help-drops", FOOTER,
+      " if kept[i][3] not in KEEP]", "]",
+      "a narrow footer may leave out Help, the one key that lists every other",
+      tests=("tests/tui/test_footer_fit_i21.py",)),
+    M("tui.footer-exact-fit-drops", FOOTER,
+      "sum(_width(k, pad) for k in kept) > room:", "sum(_width(k, pad) for k in kept) >= room:",
+      "a key that exactly fits the footer is left out", tests=("tests/tui/test_footer_fit_i21.py",)),
+    M("tui.session-new-pass-keeps-reasons", "memharness_tui/tui/state.py",
+      "            session = replace(session, reasons=MappingProxyType({}))\n",
+      "            pass\n",
+      "a new pass keeps the last pass's reasons for facts it no longer flags",
+      tests=("tests/tui_staleness/test_session_state_i22.py", APP_STATE_R7)),
+    M("tui.travel-empty-is-a-time", "memharness_tui/tui/app.py",
+      "        self.as_of = when or None\n", "        self.as_of = when\n",
+      "travelling to '' (the box emptied) sets as_of to an empty time instead of now",
+      tests=(APP_STATE_R7, "tests/tui_staleness/test_session_state_i22.py")),
+    M("tui.gone-check-any-path", "memharness_tui/tui/editing.py",
+      "if at_head is None or path != at_head.pinned or head is None",
+      "if at_head is None or head is None",
+      "a rewrite pinned at HEAD to another, existing path is refused because the old one is gone",
+      tests=("tests/tui_staleness/test_rewrite_gone_file.py",)),
+    M("tui.gone-check-any-commit", "memharness_tui/tui/editing.py",
+      " or commit is None \\\n            or not head.startswith(commit):",
+      " or commit is None:",
+      "a rewrite pinned to an older commit, where the file still exists, is refused too",
+      tests=("tests/tui_staleness/test_rewrite_gone_file.py",
+             "tests/tui_staleness/test_rewrite_gone_file_mutants_r7.py")),
 ]
 
 
@@ -653,7 +759,12 @@ def run_tests(copy: Path, selection: Sequence[str], timeout: float) -> tuple[str
     return "error", f"pytest exit {proc.returncode}: " + " | ".join(out.strip().splitlines()[-3:])
 
 
-def apply_one(copy: Path, m: Mutation, timeout: float) -> Outcome:
+def runs(m: Mutation, aimed_only: bool) -> tuple[tuple[str, ...], ...]:
+    """The pytest runs for ``m``: with ``aimed_only``, its aimed tests alone (when it names any)."""
+    return (m.tests,) if aimed_only and m.tests else m.selections
+
+
+def apply_one(copy: Path, m: Mutation, timeout: float, aimed_only: bool = False) -> Outcome:
     path = copy / m.file
     original = path.read_text(encoding="utf-8")
     count = original.count(m.original)
@@ -662,7 +773,7 @@ def apply_one(copy: Path, m: Mutation, timeout: float) -> Outcome:
     started = time.perf_counter()
     try:
         path.write_text(original.replace(m.original, m.replacement), encoding="utf-8")
-        for sel in m.selections:
+        for sel in runs(m, aimed_only):
             result, detail = run_tests(copy, sel, timeout)
             if result != "passed":
                 break
@@ -726,6 +837,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--show", metavar="ID", help="print one mutation's snippet and replacement")
     p.add_argument("--tests-ref", metavar="REF", help="run against tests/ as of this git ref")
     p.add_argument("--timeout", type=float, default=600, help="seconds per mutation (default 600)")
+    p.add_argument("--aimed-only", action="store_true",
+                   help="run each mutation's aimed tests alone, not its package's after them "
+                        "(seconds, not minutes; a survivor here may still die in the package)")
     p.add_argument("--no-baseline", action="store_true",
                    help="skip the unmutated run that proves the selected tests pass first")
     args = p.parse_args(argv)
@@ -758,7 +872,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         copy = Path(tmp)
         make_copy(copy, args.tests_ref)
         if not args.no_baseline:
-            for sel in sorted({sel for m in chosen for sel in m.selections}):
+            for sel in sorted({sel for m in chosen for sel in runs(m, args.aimed_only)}):
                 result, detail = run_tests(copy, sel, args.timeout)
                 if result != "passed":
                     print(f"baseline failed for {' '.join(sel)}: {detail}", file=sys.stderr)
@@ -766,7 +880,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcomes = []
         try:
             for i, m in enumerate(chosen, 1):
-                o = apply_one(copy, m, args.timeout)
+                o = apply_one(copy, m, args.timeout, args.aimed_only)
                 outcomes.append(o)
                 print(f"[{i:2}/{len(chosen)}] {o.status.upper():8} {m.id:38} {o.seconds:5.1f}s  "
                       f"{o.detail}", flush=True)
