@@ -88,18 +88,20 @@ async def test_a_write_while_a_pass_is_followed_is_in_the_list_after_it(env: Env
     async with app.run_test(size=(160, 44)) as pilot:
         dash = await ready(pilot)
         panel = dash.panel
-        started = dash.begin_pass
+        follower = panel.follower
+        wrote = follower.wrote
+        retracted: list[int] = []
 
-        def start_then_retract(*args: Any, **kwargs: Any) -> bool:
-            ok = started(*args, **kwargs)
-            other = Store.open(str(env.db))
-            try:
-                other.forget(fact_id=gone)
-            finally:
-                other.close()
-            return ok
+        def retract_then_write(verdicts: Any) -> None:
+            if not retracted:  # after the pass's first batch (which judged it) committed
+                other = Store.open(str(env.db))
+                try:
+                    retracted.extend(other.forget(fact_id=gone)[1])
+                finally:
+                    other.close()
+            wrote(verdicts)
 
-        dash.begin_pass = start_then_retract  # type: ignore[method-assign]
+        follower.wrote = retract_then_write  # type: ignore[method-assign]
         await pilot.press("s")
         for _ in range(600):
             await pilot.pause(0.02)
@@ -113,5 +115,5 @@ async def test_a_write_while_a_pass_is_followed_is_in_the_list_after_it(env: Env
             fresh = reader.flagged()
         finally:
             reader.close()
-        assert gone not in [f.id for f in fresh]
+        assert retracted == [gone] and gone not in [f.id for f in fresh]
         assert panel.flagged == fresh

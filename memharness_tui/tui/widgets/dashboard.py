@@ -148,9 +148,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def watch_store_revision(self) -> None:
         # The list follows the store as the header's counts do, a pass's batches included;
         # meanwhile git judges only rows new to it (the pass's end judges them all again).
-        if self.panel.follows_pass:
-            return  # the list follows a pass's verdicts; a load after its end checks it
-        self.panel.invalidate(judge_all=not self.running)
+        self.panel.follower.invalidate(judge_all=not self.running)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in WRITE_ACTIONS and self.readonly:
@@ -233,8 +231,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         st = self.controller.prepare(spass, check_only)
         self.post_message(SessionNews(new_pass=True))  # the app replaces its session
         self.panel.from_pass.started(self.repos)
-        self.panel.pass_started(not check_only,
-                                None if work is None else [w.fact_id for w in work])
+        self.panel.follower.started(not check_only, work)
         self.query_one(PassCounters).starting()
         self.log_line(Text(f"— pass {st.run} started{' (check-only)' if check_only else ''}"
                            f" against {', '.join(self.short(r) for r in self.repos)}",
@@ -267,8 +264,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         if verdicts:
             self.post_message(SessionNews(reasons={v.fact_id: v.reason for v in verdicts}))
             self.panel.from_pass.learn(verdicts)
-            if not st.check_only:  # committed: the list takes them in
-                self.panel.pass_wrote(verdicts)
+            self.panel.follower.wrote(verdicts)  # committed: the list takes them in
         self.query_one(VerdictLog).verdicts(verdicts, len(self.repos) > 1)
         counters = self.query_one(PassCounters)
         counters.progress(st, ev)
@@ -289,10 +285,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             stale_ids = list(st.spass.report.stale_ids)[:50]
             self.log_line(Text("  stale ids: " + ", ".join(f"#{i}" for i in stale_ids)
                                + (" …" if ev.stale > len(stale_ids) else ""), style="dim"))
-        followed = self.panel.pass_rows.active
-        self.panel.pass_ended()  # followed: the list holds every row the pass wrote
-        if st.check_only or not followed:
-            self.panel.reload()  # now: it reads every verdict written (the revision's comes after)
+        self.panel.follower.ended(reload=True)  # unless the list holds every row written
         if not st.check_only:
             self.app.post_message(StoreChanged())
         self.follow.ended(st)
@@ -300,7 +293,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def _fail(self, st: PassState | None, error: str) -> None:
         """End the pass (if one ran) and say why; the dashboard is ready for another."""
         written = False
-        self.panel.pass_ended()
+        self.panel.follower.ended(reload=False)
         if st is not None:
             st.done = True
             st.error = error

@@ -6,7 +6,7 @@ banner says)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -27,7 +27,7 @@ from memharness_tui.tui.state import SessionNews, StalenessSession
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.results_table import Col
 from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
-from memharness_tui.tui.widgets.staleness.pass_rows import PassRows
+from memharness_tui.tui.widgets.staleness.pass_rows import PassFollower
 from memharness_tui.tui.widgets.staleness.row_analysis import (
     LazyRowAnalysis,
     PassJudgements,
@@ -37,16 +37,9 @@ from memharness_tui.tui.widgets.staleness.row_analysis import (
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
-    from memharness_tui.tui.services.passes import Verdict
 
 VERDICT_FILTERS = (None, "stale", "unresolved")
 SORTS = ("id", "triage")
-#: a writing pass is followed from its verdicts (its rows read at its start) up to this many
-#: believed rows; on a larger store the list is loaded from the store as the pass writes
-PASS_ROWS_MAX = 50_000
-#: seconds after a followed pass before the list is loaded from the store (the check): the
-#: header's recount after the pass's last commit gets the scan thread first
-PASS_CHECK_DELAY = 0.5
 #: the triage column: outcome → (label, theme colour name, fallback colour)
 TRIAGE_LOOK = {
     "touches": ("touches it", "error", "red"),
@@ -120,9 +113,8 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self._loading, self._load_seq = False, 0  # a full load in flight; the newest load
         self._again: bool | None = None  # another load after the full one (judging all rows)
         self._loads_running = 0
-        self.checking_pass = False  # a followed pass ended: one load soon checks the list
         self.from_pass = PassJudgements()  # the dashboard tells it what the pass says
-        self.pass_rows = PassRows()  # a writing pass's rows: the list follows its verdicts
+        self.follower = PassFollower(self)  # a writing pass's verdicts update the list
 
     def visible_ids(self) -> list[int]:
         rows = self.table.visible_range()
@@ -205,92 +197,6 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         else:
             self.analysis.schedule_drift()
 
-    # ----- a writing pass: the list follows its verdicts (see pass_rows) -------------------
-    @property
-    def follows_pass(self) -> bool:
-        """The list follows a writing pass's verdicts (no load needed while it writes), or a
-        followed pass ended and the load that checks it is due."""
-        return self.pass_rows.active or self.checking_pass
-
-    def pass_started(self, writes: bool, ids: list[int] | None) -> None:
-        """A pass starts; ``ids``: the rows it judges (None: not known here — the pass process
-        read them). One that writes is followed from its verdicts if the list is loaded."""
-        if not writes or not self._loaded or self._loads_running:
-            self.pass_rows.stop()
-            return
-        self._read_pass_rows(ids, self.pass_rows.start())
-
-    @work(group="flagged-pass", exit_on_error=False)
-    async def _read_pass_rows(self, ids: list[int] | None, token: int) -> None:
-        service = cast("MemharnessApp", self.app).service
-        if ids is None:  # every believed row, on a store small enough to hold them all
-            limit = (await service.counts()).current
-            if limit > PASS_ROWS_MAX:
-                if token == self.pass_rows.token:
-                    self.pass_rows.stop()
-                    self.invalidate(judge_all=False)  # loads follow the store, as before
-                return
-        else:
-            limit = len(ids)
-        facts = await service.facts_by_id(ids, limit)
-        pending = self.pass_rows.took(token, facts)
-        if pending:
-            self._follow(pending)
-
-    def pass_wrote(self, verdicts: list[Verdict]) -> None:
-        """A writing pass committed these verdicts."""
-        rows = self.pass_rows
-        if not rows.active or not verdicts:
-            return
-        if rows.read is None:
-            rows.pending.extend(verdicts)
-            return
-        self._follow(verdicts)
-
-    def pass_ended(self) -> None:
-        """The pass ended. Followed to its end, the list holds every row it wrote: one load
-        from the store checks it shortly (after the header's recount); else it loads now."""
-        rows = self.pass_rows
-        if rows.active and rows.read is not None:
-            rows.stop()
-            self.checking_pass = True
-            self.set_timer(PASS_CHECK_DELAY, self._check_pass)
-        elif rows.active:  # its rows are still being read: load the list now instead
-            rows.stop()
-            self.reload()
-
-    def _check_pass(self) -> None:
-        self.checking_pass = False
-        self.invalidate()
-
-    def _follow(self, verdicts: Sequence[Verdict]) -> None:
-        """Put the rows the verdicts flag into the list and take out the others, judged as the
-        pass said; should its judgements not hold any more (a HEAD moved), load it all."""
-        news = self.pass_rows.changes(verdicts)
-        judged, ask = self.from_pass.split([f for f in news.values() if f is not None],
-                                           self.repos)
-        if ask:
-            self.pass_rows.stop()
-            self.reload()
-            return
-        by_id = {f.id: f for f in self.flagged}
-        old = self.rows
-        rows = dict(old)
-        for i, f in news.items():
-            if f is None:
-                by_id.pop(i, None)
-                rows.pop(i, None)
-                continue
-            by_id[i] = f
-            info, prev = RowInfo(judged.get(i)), old.get(i)
-            if prev is not None and _same_place(prev.judged, info.judged):
-                info.drift, info.drift_done = prev.drift, prev.drift_done
-                info.triage, info.triage_done = prev.triage, prev.triage_done
-            rows[i] = info
-        self.rows = rows
-        facts = [by_id[i] for i in sorted(by_id)]
-        self._take(facts, len(facts))
-
     # ----- loads ---------------------------------------------------------------------------
     @work(exclusive=True, group="flagged", exit_on_error=False)
     async def _load_flagged(self, judge_all: bool, seq: int) -> None:
@@ -302,7 +208,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             self._loaded_one(seq)
 
     async def _load(self, judge_all: bool) -> None:
-        self.pass_rows.stop()  # the store's rows from now on
+        token = self.follower.rows.stop()  # the store's rows from now on
         page = await cast("MemharnessApp", self.app).service.flagged(None)  # every flagged fact: the table is virtual
         facts, total = page.facts, page.total
         old = self.rows
@@ -330,7 +236,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             self.rows[f.id] = info
         self._take(facts, total)
         self._loaded = True
-
+        self.follower.loaded(token)  # a pass started since: its rows shown so far stay
     def _take(self, facts: list[Any], total: int) -> None:
         self.flagged = facts
         self.flagged_total = total
