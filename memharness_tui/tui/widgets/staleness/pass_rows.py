@@ -1,11 +1,14 @@
 """The flagged list during a writing pass, followed from the pass's own verdicts.
 
 At the pass's start the rows it will judge (its work list) are read once, by id, while the pass
-process works; each batch's verdicts then put those rows into the list (stale, unresolved) or
-take them out (current) with the verdict's freshness and pin, so no flagged row is read again
-while the pass writes, and the list is whole the moment it ends. The store's revision after the
-pass then loads the list once as usual (after the header's counts): that load is the check,
-and holds what only the store knows (``checked_at``, another writer's changes meanwhile).
+process works (by id from the work list when this process read it; else every believed row,
+on a store of up to ``PASS_ROWS_MAX``); each batch's verdicts then put those rows into the list
+(stale, unresolved) or take them out (current) with the verdict's freshness and pin, so no
+flagged row is read again while the pass writes, and the list is whole the moment it ends.
+``PASS_CHECK_DELAY`` after the end (the header's recount has the scan thread first) one load
+of the list from the store checks it: it brings what only the store knows (``checked_at``,
+another writer's change meanwhile). A HEAD that moves, rows not read by the pass's end, a
+larger store or a load asked for meanwhile (``r``) fall back to the loads as before.
 """
 
 from __future__ import annotations
