@@ -287,6 +287,10 @@ class StoreService:
 
         return await self._gw.call_scan(read)
 
+    async def facts_by_id(self, ids: list[int] | None, limit: int) -> list[Fact]:
+        """The believed rows among ``ids`` (None: any), at most ``limit``, in one query."""
+        return await self._gw.call(lambda s: s.list_facts(ids=ids, limit=limit))
+
     async def get(self, fact_id: int) -> Fact:
         return await self._gw.call(lambda s: s.get(fact_id))
 

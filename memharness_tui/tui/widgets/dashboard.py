@@ -148,7 +148,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def watch_store_revision(self) -> None:
         # The list follows the store as the header's counts do, a pass's batches included;
         # meanwhile git judges only rows new to it (the pass's end judges them all again).
-        self.panel.invalidate(judge_all=not self.running)
+        self.panel.follower.invalidate(judge_all=not self.running)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in WRITE_ACTIONS and self.readonly:
@@ -231,6 +231,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         st = self.controller.prepare(spass, check_only)
         self.post_message(SessionNews(new_pass=True))  # the app replaces its session
         self.panel.from_pass.started(self.repos)
+        self.panel.follower.started(not check_only, work)
         self.query_one(PassCounters).starting()
         self.log_line(Text(f"— pass {st.run} started{' (check-only)' if check_only else ''}"
                            f" against {', '.join(self.short(r) for r in self.repos)}",
@@ -263,6 +264,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         if verdicts:
             self.post_message(SessionNews(reasons={v.fact_id: v.reason for v in verdicts}))
             self.panel.from_pass.learn(verdicts)
+            self.panel.follower.wrote(verdicts)  # committed: the list takes them in
         self.query_one(VerdictLog).verdicts(verdicts, len(self.repos) > 1)
         counters = self.query_one(PassCounters)
         counters.progress(st, ev)
@@ -283,7 +285,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             stale_ids = list(st.spass.report.stale_ids)[:50]
             self.log_line(Text("  stale ids: " + ", ".join(f"#{i}" for i in stale_ids)
                                + (" …" if ev.stale > len(stale_ids) else ""), style="dim"))
-        self.panel.reload()  # now: it reads every verdict written (the revision's comes after)
+        self.panel.follower.ended(reload=True)  # unless the list holds every row written
         if not st.check_only:
             self.app.post_message(StoreChanged())
         self.follow.ended(st)
@@ -291,6 +293,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def _fail(self, st: PassState | None, error: str) -> None:
         """End the pass (if one ran) and say why; the dashboard is ready for another."""
         written = False
+        self.panel.follower.ended(reload=False)
         if st is not None:
             st.done = True
             st.error = error

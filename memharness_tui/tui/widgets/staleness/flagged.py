@@ -27,6 +27,7 @@ from memharness_tui.tui.state import SessionNews, StalenessSession
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.results_table import Col
 from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
+from memharness_tui.tui.widgets.staleness.pass_rows import PassFollower
 from memharness_tui.tui.widgets.staleness.row_analysis import (
     LazyRowAnalysis,
     PassJudgements,
@@ -111,7 +112,9 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self._id_width = 2
         self._loading, self._load_seq = False, 0  # a full load in flight; the newest load
         self._again: bool | None = None  # another load after the full one (judging all rows)
+        self._loads_running = 0
         self.from_pass = PassJudgements()  # the dashboard tells it what the pass says
+        self.follower = PassFollower(self)  # a writing pass's verdicts update the list
 
     def visible_ids(self) -> list[int]:
         rows = self.table.visible_range()
@@ -194,14 +197,18 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         else:
             self.analysis.schedule_drift()
 
+    # ----- loads ---------------------------------------------------------------------------
     @work(exclusive=True, group="flagged", exit_on_error=False)
     async def _load_flagged(self, judge_all: bool, seq: int) -> None:
+        self._loads_running += 1
         try:
             await self._load(judge_all)
         finally:
+            self._loads_running -= 1
             self._loaded_one(seq)
 
     async def _load(self, judge_all: bool) -> None:
+        token = self.follower.rows.stop()  # the store's rows from now on
         page = await cast("MemharnessApp", self.app).service.flagged(None)  # every flagged fact: the table is virtual
         facts, total = page.facts, page.total
         old = self.rows
@@ -229,7 +236,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             self.rows[f.id] = info
         self._take(facts, total)
         self._loaded = True
-
+        self.follower.loaded(token)  # a pass started since: its rows shown so far stay
     def _take(self, facts: list[Any], total: int) -> None:
         self.flagged = facts
         self.flagged_total = total

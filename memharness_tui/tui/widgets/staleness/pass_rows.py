@@ -1,0 +1,204 @@
+"""The flagged list during a writing pass, followed from the pass's own verdicts.
+
+At the pass's start the rows it will judge (its work list) are read once, by id, while the pass
+process works (by id from the work list when this process read it; else every believed row,
+on a store of up to ``PASS_ROWS_MAX``); each batch's verdicts then put those rows into the list
+(stale, unresolved) or take them out (current) with the verdict's freshness and pin, so no
+flagged row is read again while the pass writes, and the list is whole the moment it ends.
+``PASS_CHECK_DELAY`` after the end (the header's recount has the scan thread first) one load
+of the list from the store checks it: it brings what only the store knows (``checked_at``,
+another writer's change meanwhile). A HEAD that moves, rows not read by the pass's end, a
+larger store or a load asked for meanwhile (``r``) fall back to the loads as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from memharness_tui.store.types import Fact
+from memharness_tui.tui.widgets.staleness.row_analysis import RowInfo
+
+if TYPE_CHECKING:
+    from memharness_tui.tui.app import MemharnessApp
+    from memharness_tui.tui.services.passes import Verdict, WorkItem
+    from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
+
+FLAGGED = ("stale", "unresolved")
+#: a writing pass is followed from its verdicts (its rows read at its start) up to this many
+#: believed rows when the pass process read its work list; on a larger store the list is
+#: loaded from the store as the pass writes, as before
+PASS_ROWS_MAX = 50_000
+#: seconds after a followed pass before the list is loaded from the store (the check): the
+#: header's recount after the pass's last commit gets the scan thread first
+PASS_CHECK_DELAY = 0.5
+
+
+def after_verdict(f: Fact, v: Verdict) -> Fact:
+    """``f`` as the pass wrote it: the verdict's freshness and HEAD, the pin it adopted
+    (``checked_at`` is the store's clock: the load after the pass brings it)."""
+    commit, path = f.source_commit, f.source_path
+    if v.backfilled:  # as the writer's COALESCE: a path-only backfill keeps the commit
+        if not v.path_only and v.commit is not None:
+            commit = v.commit
+        if v.path is not None:
+            path = v.path
+    return Fact(f.id, f.subject, f.predicate, f.fact, f.confidence, f.valid_from, f.valid_to,
+                f.tx_at, f.superseded_by, f.source_agent, f.source_ref, f.retracted_at,
+                f.importance, f.kind, f.last_accessed_at, f.embedding_dim, f.embedding_model,
+                commit, path, v.freshness, f.checked_at, v.checked_head, f.score)
+
+
+class PassRows:
+    """The rows a writing pass judges (read at its start) and its verdicts not yet shown."""
+
+    def __init__(self) -> None:
+        self.active = False  # a writing pass runs and the list follows it
+        self.token = 0  # a read answered for an older pass is dropped
+        self.read: dict[int, Fact] | None = None  # None: still being read
+        self.pending: list[Verdict] = []
+        self.shown: list[Verdict] = []  # in the list: again after a load that predates them
+
+    def start(self) -> int:
+        self.token += 1
+        self.active, self.read, self.pending, self.shown = True, None, [], []
+        return self.token
+
+    def stop(self) -> int:
+        """The list is loaded from the store again: the pass's rows are not needed."""
+        self.token += 1
+        self.active, self.read, self.pending, self.shown = False, None, [], []
+        return self.token
+
+    def took(self, token: int, facts: Sequence[Fact]) -> list[Verdict] | None:
+        """The rows read for pass ``token``; the verdicts that waited for them (None: the
+        read is out of date)."""
+        if token != self.token or not self.active:
+            return None
+        self.read = {f.id: f for f in facts}
+        pending, self.pending = self.pending, []
+        return pending
+
+    def changes(self, verdicts: Sequence[Verdict]) -> dict[int, Any]:
+        """id → the row as the pass wrote it (None: no longer flagged, or not read)."""
+        read = self.read or {}
+        out: dict[int, Any] = {}
+        for v in verdicts:
+            f = read.get(v.fact_id)
+            out[v.fact_id] = after_verdict(f, v) if f is not None and v.freshness in FLAGGED \
+                else None
+        return out
+
+
+class PassFollower:
+    """The flagged list following a writing pass (held as ``panel.follower``; the dashboard
+    tells it when the pass starts, writes and ends). Workers run on the panel."""
+
+    def __init__(self, panel: FlaggedPanel) -> None:
+        self._panel = panel
+        self.rows = PassRows()
+        self.checking = False  # a followed pass ended: one load soon checks the list
+
+    @property
+    def follows(self) -> bool:
+        """Following a pass (no load needed while it writes), or its check is due."""
+        return self.rows.active or self.checking
+
+    def invalidate(self, *, judge_all: bool) -> None:
+        """The store changed: the panel loads, unless the list follows a pass (whose end
+        loads it, once, after the header's recount)."""
+        if not self.follows:
+            self._panel.invalidate(judge_all=judge_all)
+
+    def started(self, writes: bool, work: Sequence[WorkItem] | None) -> None:
+        """A pass starts; ``work``: what it judges (None: the pass process read it). One that
+        writes is followed if the list is loaded."""
+        panel = self._panel
+        if not writes or not panel._loaded:
+            self.rows.stop()
+            return
+        ids = None if work is None else [w.fact_id for w in work]
+        token = self.rows.start()
+        panel.run_worker(self._read(ids, token), group="flagged-pass", exit_on_error=False)
+
+    async def _read(self, ids: list[int] | None, token: int) -> None:
+        service = cast("MemharnessApp", self._panel.app).service
+        if ids is None:  # every believed row, on a store small enough to hold them all
+            limit = (await service.counts()).current
+            if limit > PASS_ROWS_MAX:
+                if token == self.rows.token:
+                    self.rows.stop()
+                    self._panel.invalidate(judge_all=False)  # loads follow the store
+                return
+        else:
+            limit = len(ids)
+        facts = await service.facts_by_id(ids, limit)
+        pending = self.rows.took(token, facts)
+        if pending:
+            self._show(pending)
+
+    def wrote(self, verdicts: list[Verdict]) -> None:
+        """The pass committed these verdicts."""
+        if not self.rows.active or not verdicts:
+            return
+        if self.rows.read is None:
+            self.rows.pending.extend(verdicts)
+            return
+        self._show(verdicts)
+
+    def ended(self, *, reload: bool) -> None:
+        """The pass ended. Followed to its end, the list holds every row it wrote: one load
+        checks it shortly (after the header's recount); else it loads now if ``reload``."""
+        rows = self.rows
+        # a load asked for before the pass, still running, would replace the list: load again
+        followed = rows.active and rows.read is not None and not self._panel._loads_running
+        reload = reload or rows.active  # its rows still being read: load the list instead
+        rows.stop()
+        if followed:
+            self.checking = True
+            self._panel.set_timer(PASS_CHECK_DELAY, self._check)
+        elif reload:
+            self._panel.reload()
+
+    def _check(self) -> None:
+        self.checking = False
+        self._panel.invalidate()
+
+    def loaded(self, token: int) -> None:
+        """A load asked for before the pass started (``token``: the follower's then) has
+        replaced the list: the pass's rows shown so far go back in."""
+        if self.rows.active and token != self.rows.token and self.rows.shown:
+            self._show(self.rows.shown, again=True)
+
+    def _show(self, verdicts: Sequence[Verdict], *, again: bool = False) -> None:
+        """Put the rows the verdicts flag into the list and take out the others, judged as the
+        pass said; should its judgements not hold any more (a HEAD moved), load it all."""
+        panel = self._panel
+        news = self.rows.changes(verdicts)
+        judged, ask = panel.from_pass.split([f for f in news.values() if f is not None],
+                                            panel.repos)
+        if ask:
+            self.rows.stop()
+            panel.reload()
+            return
+        if not again:
+            self.rows.shown.extend(verdicts)
+        by_id = {f.id: f for f in panel.flagged}
+        old = panel.rows
+        rows = dict(old)
+        for i, f in news.items():
+            if f is None:
+                by_id.pop(i, None)
+                rows.pop(i, None)
+                continue
+            by_id[i] = f
+            info, prev = RowInfo(judged.get(i)), old.get(i)
+            if prev is not None and prev.judged is not None and info.judged is not None \
+                    and (prev.judged.repo, prev.judged.head) == (info.judged.repo,
+                                                                 info.judged.head):
+                info.drift, info.drift_done = prev.drift, prev.drift_done
+                info.triage, info.triage_done = prev.triage, prev.triage_done
+            rows[i] = info
+        panel.rows = rows
+        facts = [by_id[i] for i in sorted(by_id)]
+        panel._take(facts, len(facts))
