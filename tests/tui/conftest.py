@@ -10,6 +10,9 @@ import pytest
 
 from memharness_tui.store import FakeClock, Store
 from memharness_tui.tui.app import MemharnessApp
+from tests.css_parse_cache import install as share_css_parses
+
+share_css_parses()  # one parse of each CSS per worker, not per app (tests/css_parse_cache.py)
 
 NOW = "2026-06-01T12:00:00.000Z"  # the app's "now" for ages (frozen)
 CLOCK_START = "2026-03-01T09:00:00.000Z"
@@ -162,10 +165,17 @@ async def type_text(pilot: object, text: str) -> None:
     key, a second when a timer keeps it busy); for a test that checks what the typing ends
     in, that is most of its time. Tests of what happens *between* keys keep ``pilot.press``.
     """
+    post_keys(pilot, text)
+    await settle(pilot)
+
+
+def post_keys(pilot: object, text: str) -> None:
+    """Queue ``text`` as a burst of ``Key`` events (see ``type_text``) without waiting: for a
+    caller that cannot ``settle`` (a modal whose worker waits for it to close) and waits for
+    the state it needs itself."""
     from textual import events
     from textual.keys import _character_to_key
 
     app = pilot.app  # type: ignore[attr-defined]
     for char in text:
         app.post_message(events.Key(_character_to_key(char), char))
-    await settle(pilot)

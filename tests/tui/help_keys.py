@@ -14,7 +14,7 @@ from textual.widgets import Static
 
 from memharness_tui.tui.screens.help import HelpScreen
 
-from .conftest import drain
+from .conftest import drain, post_keys
 
 TUI = Path(__file__).resolve().parents[2] / "memharness_tui" / "tui"
 NAMES = {"question_mark": "?", "slash": "/", "left_square_bracket": "[",
@@ -96,7 +96,8 @@ async def read_help(pilot: object, *, palette: bool = False, key: str = "questio
     if palette:
         await pilot.press("ctrl+p")  # type: ignore[attr-defined]
         await _until(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")
-        await pilot.press(*"Help: keys")  # type: ignore[attr-defined]
+        post_keys(pilot, "Help: keys")  # one burst: the palette searches once, not per key
+        await drain(pilot)
         await pilot.pause(0.3)  # type: ignore[attr-defined]
         await pilot.press("enter")  # type: ignore[attr-defined]
     else:

@@ -16,7 +16,7 @@ from memharness_tui.tui.screens.modals import ErrorModal, ThemePicker, TimeTrave
 from memharness_tui.tui.state import SessionNews
 from memharness_tui.tui.widgets.recall import RecallPane
 
-from .conftest import HOSTILE, NOW, make_app, settle
+from .conftest import HOSTILE, NOW, make_app, settle, type_text
 from .help_keys import classes_with_keys, missing, read_help
 
 
@@ -562,9 +562,9 @@ async def test_help_lists_every_key(sample, config_dir):
                 await pilot.press("shift+tab")
                 await settle(pilot)
             if name == "new fact":  # Ctrl+O works (and shows) while the text resembles a fact
-                await pilot.press(*"bulk")
+                await type_text(pilot, "bulk")
                 app.screen.query_one("#form-fact").focus()
-                await pilot.press(*"Bulk fact number 3 about widgets and gadgets")
+                await type_text(pilot, "Bulk fact number 3 about widgets and gadgets")
                 for _ in range(200):
                     await pilot.pause(0.02)
                     if app.screen.query_one("#form-nudge", Static).render().plain.strip():
