@@ -117,3 +117,53 @@ async def test_a_write_while_a_pass_is_followed_is_in_the_list_after_it(env: Env
             reader.close()
         assert retracted == [gone] and gone not in [f.id for f in fresh]
         assert panel.flagged == fresh
+
+
+async def test_rows_read_slower_than_the_pass_still_follow_it(env: Env) -> None:
+    """On a busy machine the pass can end before its rows are read: the list then waits for
+    them (no read of every flagged row), shows the verdicts that waited, and is checked as
+    after any followed pass — it equals a fresh load."""
+    import asyncio
+
+    ids = env.ids
+    env.store.set_staleness(ids[1], "stale", "2026-10-01T08:00:00.000Z", env.shop.c1)
+    app = env.app(batch_size=2)
+    async with app.run_test(size=(160, 44)) as pilot:
+        dash = await ready(pilot)
+        panel = dash.panel
+        service = app.service
+        reads: list[str] = []
+        whole, by_id = service.flagged, service.facts_by_id
+        ended: list[bool] = []
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            reads.append("flagged")
+            return await whole(*args, **kwargs)
+
+        async def slow(*args: Any, **kwargs: Any) -> Any:
+            while not (dash.state is not None and dash.state.done):
+                await asyncio.sleep(0.01)  # the pass ends first
+            ended.append(True)
+            return await by_id(*args, **kwargs)
+
+        service.flagged = counted  # type: ignore[method-assign]
+        service.facts_by_id = slow  # type: ignore[method-assign]
+        await pilot.press("s")
+        for _ in range(600):
+            await pilot.pause(0.02)
+            if dash.state is not None and dash.state.done:
+                break
+        assert dash.state is not None and dash.state.done and not dash.state.error
+        await settle(pilot)
+        assert ended == [True]
+        assert reads == []  # the late rows were waited for, not replaced by a whole read
+        await pilot.pause(0.7)  # the check after the pass (PASS_CHECK_DELAY)
+        await settle(pilot)
+        assert reads, "after the pass the list is loaded from the store once, to check it"
+        reader = Store.open(str(env.db), readonly=True)
+        try:
+            fresh = reader.flagged()
+        finally:
+            reader.close()
+        assert panel.flagged == fresh
+        assert [row[0] for row in picture(panel)] == [str(f.id) for f in fresh]

@@ -98,6 +98,7 @@ class PassFollower:
         self._panel = panel
         self.rows = PassRows()
         self.checking = False  # a followed pass ended: one load soon checks the list
+        self._ending: bool | None = None  # the pass ended while its rows were read (reload?)
 
     @property
     def follows(self) -> bool:
@@ -118,10 +119,24 @@ class PassFollower:
             self.rows.stop()
             return
         ids = None if work is None else [w.fact_id for w in work]
+        self._ending = None
         token = self.rows.start()
         panel.run_worker(self._read(ids, token), group="flagged-pass", exit_on_error=False)
 
     async def _read(self, ids: list[int] | None, token: int) -> None:
+        try:
+            await self._read_rows(ids, token)
+        except Exception:
+            if token == self.rows.token:  # never wait for rows that will not come
+                self._ending = None
+                self.rows.stop()
+                self._panel.reload()
+            raise
+        if self._ending is not None and token == self.rows.token:
+            reload, self._ending = self._ending, None
+            self.ended(reload=reload)  # the pass ended while they were read: end now
+
+    async def _read_rows(self, ids: list[int] | None, token: int) -> None:
         service = cast("MemharnessApp", self._panel.app).service
         if ids is None:  # every believed row, on a store small enough to hold them all
             limit = (await service.counts()).current
@@ -150,6 +165,9 @@ class PassFollower:
         """The pass ended. Followed to its end, the list holds every row it wrote: one load
         checks it shortly (after the header's recount); else it loads now if ``reload``."""
         rows = self.rows
+        if rows.active and rows.read is None and not self._panel._loads_running:
+            self._ending = reload  # its rows are still being read (a busy machine): the
+            return  # read's end shows the verdicts that waited, then ends as below
         # a load asked for before the pass, still running, would replace the list: load again
         followed = rows.active and rows.read is not None and not self._panel._loads_running
         reload = reload or rows.active  # its rows still being read: load the list instead
