@@ -47,9 +47,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import add_arguments, code_dir, emit, interleaved, print_table  # noqa: E402
+from textual_floor import ROWS  # noqa: E402 - the bare app's rows (the last one shows it is up)
 
 CODE = code_dir()
-ROWS = 20
 LABEL = "not yet exact"
 FOR = re.compile(r"\bfor (.*?)(?:  ·  |\s*$)")
 COUNT = re.compile(r"^\s*(\d+ results?|No matching memories)")
@@ -174,20 +174,9 @@ def bare_terminal(size: tuple[int, int], config: str) -> Terminal:
 
 def bare_app() -> None:
     """The framework's floor, run for real: ``textual_floor.py``'s app (Input + 20 rows)."""
-    from textual.app import App, ComposeResult
-    from textual.widgets import DataTable, Input
+    from textual_floor import floor_app
 
-    class Floor(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Input(placeholder="Search facts — type to search…")
-            table: DataTable[str] = DataTable(cursor_type="row")
-            table.add_columns("ID", "Subject", "Predicate", "Fact", "Kind", "Score")
-            for i in range(ROWS):
-                table.add_row(str(i), f"subject-{i}", "uses", f"static fact text number {i}",
-                              "semantic", f"{1 - i / 100:.3f}")
-            yield table
-
-    Floor().run()
+    floor_app()().run()
 
 
 def bare_visible(lines: list[str]) -> bool:
