@@ -20,6 +20,16 @@ def picture(panel: Any) -> list[tuple[str, ...]]:
     return [(str(f.id), *(panel._cells(f)[i].plain for i in SHOWN)) for f in panel.shown]
 
 
+async def run_pass(pilot: Any, dash: Any) -> None:
+    """Press s and wait for the pass to end, without error."""
+    await pilot.press("s")
+    for _ in range(600):
+        await pilot.pause(0.02)
+        if dash.state is not None and dash.state.done:
+            break
+    assert dash.state is not None and dash.state.done and not dash.state.error
+
+
 async def test_the_list_is_whole_when_a_pass_ends_and_equals_a_fresh_load(env: Env) -> None:
     ids = env.ids
     env.store.set_staleness(ids[1], "stale", "2026-10-01T08:00:00.000Z", env.shop.c1)
@@ -48,12 +58,7 @@ async def test_the_list_is_whole_when_a_pass_ends_and_equals_a_fresh_load(env: E
             at_end.append(picture(panel))  # what the screen holds as the pass ends
 
         dash._finished = finishing  # type: ignore[method-assign]
-        await pilot.press("s")
-        for _ in range(600):
-            await pilot.pause(0.02)
-            if dash.state is not None and dash.state.done:
-                break
-        assert dash.state is not None and dash.state.done and not dash.state.error
+        await run_pass(pilot, dash)
         assert reads == []  # the list followed the verdicts: no flagged row read again
         await settle(pilot)
         await pilot.pause(0.7)  # the check after the pass (PASS_CHECK_DELAY)
@@ -155,12 +160,7 @@ async def test_rows_read_slower_than_the_pass_still_follow_it(env: Env) -> None:
 
         service.flagged = counted  # type: ignore[method-assign]
         service.facts_by_id = slow  # type: ignore[method-assign]
-        await pilot.press("s")
-        for _ in range(600):
-            await pilot.pause(0.02)
-            if dash.state is not None and dash.state.done:
-                break
-        assert dash.state is not None and dash.state.done and not dash.state.error
+        await run_pass(pilot, dash)
         await settle(pilot)
         assert ended == [True]
         assert reads == []  # the late rows were waited for, not replaced by a whole read
