@@ -109,6 +109,7 @@ class MemharnessApp(App[int]):
         keystroke cancels the older search, queued or in flight); > 0 waits that long after
         the last keystroke instead."""
         super().__init__()
+        self.css_path = [*self.css_path, *tcss.screen_sheets()]  # read once, with app.tcss
         self._early: app_early.EarlyStart | None = None
         if source is None or isinstance(source, str | os.PathLike):
             path = None if source is None else str(source)
