@@ -24,6 +24,7 @@ from memharness_tui.tui import app_early, gc_policy, tcss
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.perf.keys import keep_key_order
+from memharness_tui.tui.perf.theme import start_with as start_with_theme
 from memharness_tui.tui.services import StoreGateway, StoreInfo, StoreService, default_now
 from memharness_tui.tui.services.details import FactDetails
 from memharness_tui.tui.services.embedding import embedding_for
@@ -138,7 +139,7 @@ class MemharnessApp(App[int]):
                                            self._warn)
         self.themes = ThemePreferences(self, self.settings, self.config_dir)
         self._theme_problems = self.themes.register()
-        self.theme = self.themes.starting()  # the saved one, if it can still be used
+        start_with_theme(self, self.themes.starting())  # the saved one, if it can be used
 
     @property
     def options(self) -> StalenessOptions:

@@ -175,7 +175,7 @@ RELIES_ON: dict[str, tuple[str, ...]] = {
     "textual.screen.Screen": ("_update_timer", "_on_timer_update", "_Screen__update_timer",
                               "_compositor", "_dirty_widgets"),
     "textual.app.App": ("_background_screens", "_handle_exception", "_return_code",
-                        "_check_bindings"),
+                        "_check_bindings", "_refresh_truecolor_filter"),
     "textual.widget.Widget": ("_scroll_update", "_size", "_layout_required",
                               "_repaint_required", "_clear_arrangement_cache",
                               "_layout_updates", "_refresh_scrollbars", "_size_updated",
