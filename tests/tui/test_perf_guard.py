@@ -173,7 +173,7 @@ TEXTUAL_VERSION = "8.2.8"
 
 RELIES_ON: dict[str, tuple[str, ...]] = {
     "textual.screen.Screen": ("_update_timer", "_on_timer_update", "_Screen__update_timer",
-                              "_compositor", "_dirty_widgets"),
+                              "_compositor", "_dirty_widgets", "_on_screen_resume"),
     "textual.app.App": ("_background_screens", "_handle_exception", "_return_code",
                         "_check_bindings", "_refresh_truecolor_filter"),
     "textual.widget.Widget": ("_scroll_update", "_size", "_layout_required",
@@ -201,6 +201,7 @@ SIGNATURES = {
     ("textual.app.App", "_handle_exception"): ["self", "error"],
     ("textual.app.App", "_check_bindings"): ["self", "key", "priority"],
     ("textual.widget.Widget", "_forward_event"): ["self", "event"],
+    ("textual.screen.Screen", "_on_screen_resume"): ["self", "event"],
 }
 """Private methods ``perf/`` calls or overrides with these parameters."""
 
