@@ -182,7 +182,8 @@ class MemharnessApp(App[int]):
         else:
             self._opening = asyncio.ensure_future(self.service.open())
         self._opening.add_done_callback(lambda f: None if f.cancelled() else f.exception())
-        self.opening.start(self.as_of)  # behind the open on the same thread (or joins the early one)
+        # behind the open on the same thread (or joins the early one)
+        self.opening.start(self.as_of, (early.query, early.first) if early else None)
 
     def on_mount(self) -> None:
         app_early.shorten_switch_interval()  # restored at unmount
