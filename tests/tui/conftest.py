@@ -221,3 +221,27 @@ def post_keys(pilot: object, text: str) -> None:
     app = pilot.app  # type: ignore[attr-defined]
     for char in text:
         app.post_message(events.Key(_character_to_key(char), char))
+
+
+async def press_burst(pilot: object, *keys: str) -> None:
+    """``pilot.press(*keys)`` as one burst (see ``type_text``): each key the ``Key`` event
+    ``pilot.press`` sends for it, all queued before the first is handled, then one ``settle``.
+    For a run of the same key (16 × ``down``, a word's ``backspace``) whose end is checked."""
+    from textual import events
+
+    app = pilot.app  # type: ignore[attr-defined]
+    for key in keys:
+        app.post_message(events.Key(key, _char_of(key)))
+    await settle(pilot)
+
+
+def _char_of(key: str) -> str | None:
+    """The character ``pilot.press`` gives a key's event (Textual's ``App._press_keys``)."""
+    import unicodedata
+
+    from textual.keys import REPLACED_KEYS, _get_unicode_name_from_key
+
+    try:
+        return unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
+    except KeyError:
+        return key if len(key) == 1 else None

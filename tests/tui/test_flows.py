@@ -17,7 +17,7 @@ from memharness_tui.tui.screens.modals import ErrorModal, ThemePicker, TimeTrave
 from memharness_tui.tui.state import SessionNews
 from memharness_tui.tui.widgets.recall import RecallPane
 
-from .conftest import HOSTILE, NOW, make_app, settle, type_text
+from .conftest import HOSTILE, NOW, drain, make_app, post_keys, settle, type_text
 from .help_keys import classes_with_keys, missing, read_help
 
 
@@ -37,9 +37,10 @@ def all_access_times(store) -> list[str | None]:
 
 
 async def type_search(pilot, text: str, selector: str = "#search") -> None:
+    """Type ``text`` into a box as one burst (``type_text``): its users check what the
+    typing ends in (``test_search_latest_wins`` and the debounce test press key by key)."""
     pilot.app.screen.query_one(selector, Input).focus()
-    await pilot.press(*list(text))
-    await settle(pilot)
+    await type_text(pilot, text)
 
 
 async def test_shell_header_counts_and_footer(sample, config_dir):
@@ -326,7 +327,8 @@ async def test_time_travel_marks_and_filters_every_list(sample, config_dir):
         await pilot.press("t")
         await settle(pilot)
         assert isinstance(app.screen, TimeTravelModal)
-        await pilot.press(*"2026-02-30", "enter")
+        await type_text(pilot, "2026-02-30")
+        await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, TimeTravelModal)  # impossible date: stays, says why
         assert "day is out of range" in plain(app.screen.query_one("#asof-error", Static))  # (#21: says why, not "as_of")
@@ -646,7 +648,8 @@ async def test_command_palette_opens_a_fact_by_id(sample, config_dir):
         await settle(pilot)
         await pilot.press("ctrl+p")
         await settle(pilot)
-        await pilot.press(*f"#{info.stale}")
+        post_keys(pilot, f"#{info.stale}")  # one burst: the palette searches once, not per key
+        await drain(pilot)
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(pilot)
@@ -660,7 +663,8 @@ async def test_command_palette_has_app_commands(sample, config_dir):
         await settle(pilot)
         await pilot.press("ctrl+p")
         await settle(pilot)
-        await pilot.press(*"go to changes")
+        post_keys(pilot, "go to changes")  # one burst: the palette searches once, not per key
+        await drain(pilot)
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(pilot)
