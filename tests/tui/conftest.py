@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import shutil
 import tempfile
@@ -78,6 +79,7 @@ _sample_dir: tempfile.TemporaryDirectory[str] | None = None
 def _make_sample_template() -> None:
     global _sample_template, _sample_dir
     _sample_dir = tempfile.TemporaryDirectory(prefix="memharness-sample-")
+    atexit.register(_sample_dir.cleanup)  # removed as the process ends, without a warning
     path = Path(_sample_dir.name) / "memory.db"
     clock = FakeClock(CLOCK_START, 60_000)
     store, info = _build_sample(path, clock)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import os
 import shutil
@@ -65,6 +66,7 @@ def build_repo(path: Path) -> Shop:
     global _repo_template, _repo_dir
     if _repo_template is None:
         _repo_dir = tempfile.TemporaryDirectory(prefix="memharness-shop-")
+        atexit.register(_repo_dir.cleanup)  # removed as the process ends, without a warning
         _repo_template = _build_repo(Path(_repo_dir.name) / "shop")
     shutil.copytree(_repo_template.path, path, symlinks=True)
     return dataclasses.replace(_repo_template, path=path)
