@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from memharness_tui.tui.services import git
 from memharness_tui.tui.services.gateway import StoreGateway, StoreInfo
 from memharness_tui.tui.services.git import Judged
+from memharness_tui.tui.services.header_counts import CountsListener, HeaderCounts
 from memharness_tui.tui.services.protocol import StoreProtocol
 from memharness_tui.tui.services.recalls import RecallQuery, Recalls
 
@@ -45,17 +46,6 @@ APP_AGENT = AGENTS["new"]
 TELL_AT_MOST_EVERY = 0.5
 """Seconds: the poll runs more often (``POLL_INTERVAL``), so the first commit after a quiet
 spell shows at once; a burst of them (a pass writing) still moves the panes twice a second."""
-
-COUNT_AT_MOST_EVERY = 0.2
-"""Seconds: a commit not yet told (within ``TELL_AT_MOST_EVERY`` of the last one told) is
-still counted for the header this soon after the last count, while counting is cheap."""
-
-CHEAP_COUNT = 0.1
-"""Seconds: a header count that took longer (a full read: a pass rewrote much of the table)
-and commits not yet told wait for the tell again, as the panes do."""
-
-CountsListener = Callable[["StoreCounts"], None]
-"""Told the header counts after each commit by another connection (``follow_counts``)."""
 
 WriteListener = Callable[[Mapping[int, str]], None]
 """Told after every successful write, with the verdict reasons it recorded (fact id → why)."""
@@ -174,17 +164,11 @@ class StoreService:
         self._seen_version: int | None = None  # as last told to the poll
         self._told_at = 0.0
         self._path: str | None = None  # of the store open now (``open``)
-        self._changes = 0  # moves at every write seen (ours, or another connection's commit)
-        self._counting: tuple[int, asyncio.Future[StoreCounts]] | None = None  # (at, in flight)
-        self._count_again = False  # a commit seen while a count ran: count once more after it
-        self._counted_version: int | None = None  # the data_version last counted ahead
-        self._counted_at = 0.0  # when the last count ahead started, and how long it took
-        self._count_took = 0.0
-        self._counts_listeners: list[CountsListener] = []
+        self._counts = HeaderCounts(gateway, lambda: self._path)  # counted ahead of the panes
 
     def _written(self, reasons: Mapping[int, str] | None = None) -> None:
         self.recalls.forget()  # a recall in flight may predate this write: never share it
-        self._changes += 1  # nor a count
+        self._counts.written()  # nor a count
         if self.on_write is not None:
             self.on_write(dict(reasons or {}))
 
@@ -193,8 +177,7 @@ class StoreService:
         self._written()
 
     def close(self) -> None:
-        if self._counting is not None:
-            self._counting[1].cancel()
+        self._counts.close()
         self._gw.close()
 
     # ----- lifecycle and housekeeping ---------------------------------------------------
@@ -220,7 +203,7 @@ class StoreService:
         has let go of the old file — see :meth:`reopen`.
 
         Returns the version as last told: a change within ``TELL_AT_MOST_EVERY`` of the last
-        one told is told at a later poll (a change after a quiet spell, at once). The header
+        one told is told at a later poll (a change after a quiet spell, at once). The header's
         counts follow every change sooner (``follow_counts``)."""
         def poll(s: StoreProtocol) -> int:
             check = getattr(s, "check_file", None)
@@ -235,70 +218,18 @@ class StoreService:
         self.recalls.forget()  # another process wrote: later recalls start afresh
         now = time.monotonic()
         if seen is not None and now - self._told_at < TELL_AT_MOST_EVERY:
-            self._count_untold(version, now)
+            self._counts.untold(version)  # the header may hear of it now
             return seen  # a burst of commits (a pass writing): told at the next poll due
         self._seen_version, self._told_at = version, now
         if seen is not None:
-            self._counted_version = version
-            self._count_ahead()
+            self._counts.count(version)  # ahead of the panes' reloads (header_counts.py)
         return version
 
-    def _count_untold(self, version: int, now: float) -> None:
-        """A commit the panes hear of later: the header's count starts now, while counting is
-        cheap (the ledger re-reads a few chunks) and none started ``COUNT_AT_MOST_EVERY`` ago."""
-        if (version == self._counted_version or self._count_took > CHEAP_COUNT
-                or now - self._counted_at < COUNT_AT_MOST_EVERY):
-            return
-        self._counted_version = version
-        self._count_ahead()
-
-    def _count_ahead(self) -> None:
-        """Another connection committed: recount the header now, on the scan thread, before
-        the panes' reloads send their searches (a count asked for after them waited for them:
-        ~0.4 s of the 1M store's empty query). The header's ``counts()`` joins this one."""
-        self._changes += 1
-        if self._counting is not None and not self._counting[1].done():
-            self._count_again = True  # one at a time (a pass writing): once more after it
-            return
-        self._start_count()
-
-    def _start_count(self) -> None:
-        self._count_again = False
-        self._counted_at = time.monotonic()
-
-        def count(s: StoreProtocol) -> StoreCounts:
-            started = time.perf_counter()
-            try:
-                return s.counts()
-            finally:  # its own time, not the wait for the scan thread
-                self._count_took = time.perf_counter() - started
-
-        ahead = asyncio.ensure_future(self._gw.call_scan(count, after_searches=False))
-        ahead.add_done_callback(self._counted)
-        self._counting = (self._changes, ahead)
-
-    def _counted(self, ahead: asyncio.Future[StoreCounts]) -> None:
-        """A count ahead is done: tell ``follow_counts``'s listeners, count again if a commit
-        came meanwhile."""
-        if ahead.cancelled() or ahead.exception() is not None:
-            return
-        counts = ahead.result()
-        for listener in list(self._counts_listeners):
-            listener(counts)
-        if self._count_again and not getattr(self._gw, "closed", False):
-            self._start_count()
-
     def follow_counts(self, listener: CountsListener) -> Callable[[], None]:
-        """Tell ``listener`` the header counts after every commit by another connection the
-        poll sees — also those not yet told to the panes (a few ms at 1M rows, ``counts``),
-        at most every ``COUNT_AT_MOST_EVERY``. Returns the call that stops it."""
-        self._counts_listeners.append(listener)
-
-        def stop() -> None:
-            if listener in self._counts_listeners:
-                self._counts_listeners.remove(listener)
-
-        return stop
+        """Tell ``listener`` the header counts after every commit another connection makes,
+        also those the panes hear of later (``header_counts.py``); returns the call that
+        stops it."""
+        return self._counts.follow(listener)
 
     async def reopen(self) -> tuple[StoreInfo, str | None]:
         """Open the path again (the file there now), and tell every pane to reload."""
@@ -316,11 +247,11 @@ class StoreService:
         """The header counts; while a recount started at another connection's commit runs
         (and nothing was written since), that one. Once it is done, the store remembers its
         answer (a cheap call), so this one does not queue behind the searches either."""
-        ahead = self._counting
-        if ahead is not None and ahead[0] == self._changes:
-            if not ahead[1].done():
-                return await asyncio.shield(ahead[1])
-            if not ahead[1].cancelled() and ahead[1].exception() is None:
+        ahead = self._counts.joinable()
+        if ahead is not None:
+            if not ahead.done():
+                return await asyncio.shield(ahead)
+            if not ahead.cancelled() and ahead.exception() is None:
                 return await self._gw.call_scan(_counts, after_searches=False)
         return await self._gw.call_scan(_counts)
 
