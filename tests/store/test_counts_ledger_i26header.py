@@ -25,6 +25,7 @@ from . import test_counts_ledger as base
 from .test_counts_ledger import ROWS, START, Reads, _plain_counts
 
 pair, small_chunks = base.pair, base.small_chunks  # its fixtures: a writer, a reader, 64-id chunks
+_written = base._written  # (pair copies the facts that fixture writes once per process)
 
 
 def _restart(writer: Store) -> None:
