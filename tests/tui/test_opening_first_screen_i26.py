@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 
 import pytest
+from textual.css.query import NoMatches
 
 from memharness_tui.tui import app_early, gc_policy
-from memharness_tui.tui.widgets.recall import RecallPane
 
 from .conftest import make_app, settle
 from .test_early_start import Opened, _app
@@ -38,6 +38,14 @@ def calls(monkeypatch: pytest.MonkeyPatch):
         made.release()
 
 
+def _first_screen_shown(app) -> bool:  # noqa: ANN001
+    """The Recall tab is mounted and shows a labelled (not yet exact) list."""
+    try:
+        return LABEL in status(app) and bool(shown_ids(app))
+    except NoMatches:  # the main screen or the pane's children not mounted yet
+        return False
+
+
 def _opening_window(app, above: int = 0) -> None:  # noqa: ANN001
     app.service.recalls.first_screen_rows = WINDOW
     app.service.recalls.opening_first_screen_above = above
@@ -51,8 +59,7 @@ async def test_the_opening_shows_a_labelled_first_screen_then_the_exact_list(
     _opening_window(app)
     gate = calls.hold("recall", "")  # the exact opening waits
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: bool(app.screen.query(RecallPane)) and LABEL in status(app),
-                    "the opening's first screen")
+        await until(pilot, lambda: _first_screen_shown(app), "the opening's first screen")
         assert shown_ids(app) == first_ids(store, "")
         gate.set()
         await settle(pilot)
@@ -88,8 +95,7 @@ async def test_the_command_lines_early_opening_shows_its_first_screen(
         assert not quick.exact and not early.recall.done()
         app = _app(opened.path, config_dir)
         async with app.run_test(size=(160, 48)) as pilot:
-            await until(pilot, lambda: bool(app.screen.query(RecallPane))
-                        and LABEL in status(app), "the early first screen")
+            await until(pilot, lambda: _first_screen_shown(app), "the early first screen")
             assert shown_ids(app) == first_ids(store, "")
             gate.set()
             await settle(pilot)
