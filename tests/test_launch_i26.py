@@ -70,7 +70,10 @@ def _bad_dbs(tmp_path: Path) -> dict[str, str]:
                                   "undecodable"])
 @pytest.mark.parametrize("readonly", [False, True])
 def test_a_bad_db_gets_the_full_parsers_sentence_and_nothing_is_created(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, readonly: bool) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        case: str, readonly: bool) -> None:
+    opened: list[object] = []
+    monkeypatch.setattr(launch, "open_app", lambda *args, **kwargs: opened.append(args) or 0)
     db = _bad_dbs(tmp_path)[case]
     argv = ["--db", db] + (["--readonly"] if readonly else [])
     before = sorted(p.name for p in tmp_path.rglob("*"))
@@ -80,6 +83,7 @@ def test_a_bad_db_gets_the_full_parsers_sentence_and_nothing_is_created(
     fast = capsys.readouterr()
     assert fast.err == full.err and fast.err.startswith("memharness-tui: error: ")
     assert fast.out == "" and "Traceback" not in fast.err
+    assert opened == []  # the app was never started
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
 
 
