@@ -16,12 +16,14 @@ Two of Textual's scroll habits cost this app whole layouts and frames:
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widget import Widget
-from textual.widgets import RichLog
+
+if TYPE_CHECKING:  # a type only: RichLog's module imports rich.pretty and attrs (~10 ms),
+    from textual.widgets import RichLog  # which the Recall tab's first frame never needs
 
 
 def virtual_size_without_layout() -> Reactive[Size]:
