@@ -40,6 +40,8 @@ def calls(monkeypatch: pytest.MonkeyPatch):
 
 def _first_screen_shown(app) -> bool:  # noqa: ANN001
     """The Recall tab is mounted and shows a labelled (not yet exact) list."""
+    if app.main_screen() is None:  # the store still opening
+        return False
     try:
         return LABEL in status(app) and bool(shown_ids(app))
     except NoMatches:  # the main screen or the pane's children not mounted yet
