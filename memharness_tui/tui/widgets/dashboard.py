@@ -141,8 +141,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def on_show(self) -> None:
         opts = self.options
         if opts.clock is None and opts.throttle is None:  # a test's pass stays in-process
-            self.controller.warm()  # the pass process imports while the tab is looked at
-            self.panel.follower.look_ahead()  # and the rows a pass judges are read meanwhile
+            # once the list is shown: the pass process imports, the pass's rows are read
+            self.panel.follower.look_ahead(then=self.controller.warm)
 
     def on_unmount(self) -> None:
         self.controller.close()

@@ -171,7 +171,10 @@ class PassController:
             worker.close()
 
     def can_use_child(self, clock: object, throttle: object) -> bool:
-        """Whether a pass with these options would run in the (warm) pass process."""
+        """Whether a pass with these options would run in the (warm) pass process — started
+        now if it was not yet (a pass asked for before the tab's list had loaded)."""
+        if self.worker is None and clock is None and throttle is None:
+            self.warm()
         return self.worker is not None and clock is None and throttle is None
 
     def precheck(self, db_path: str, repos: list[str],

@@ -20,7 +20,7 @@ the pass's start, as before.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -149,15 +149,22 @@ class PassFollower:
         self._ahead_at = -AHEAD_EVERY  # when the last read ahead started (monotonic)
         self._ahead_timer: Timer | None = None
         self._prepared: list[Prepared | None] = []
+        self._then: Callable[[], None] | None = None  # after the list's load (look_ahead)
 
     @property
     def _revision(self) -> int:
         return cast("MemharnessApp", self._panel.app).store_revision
 
-    def look_ahead(self) -> None:
-        """From now on, read the rows ahead (:meth:`read_ahead`), starting now."""
+    def look_ahead(self, then: Callable[[], None]) -> None:
+        """From now on, read the rows ahead (:meth:`read_ahead`); ``then`` (the pass process's
+        start) runs once the list has loaded and been painted: on a large store its first
+        load is what the person waits for, and the process's imports would take from it."""
         self.ahead = True
-        self.read_ahead()
+        if self._panel._loaded:
+            self._panel.call_after_refresh(then)
+            self.read_ahead()
+        else:
+            self._then = then  # after the load (:meth:`loaded`)
 
     def read_ahead(self) -> None:
         """Read the believed rows for the next pass (after a load of the list): at once, or
@@ -328,6 +335,9 @@ class PassFollower:
         replaced the list: the pass's rows shown so far go back in."""
         if self.rows.active and token != self.rows.token and self.rows.shown:
             self._show(self.rows.shown, again=True)
+        then, self._then = self._then, None
+        if then is not None:
+            self._panel.call_after_refresh(then)
         self.read_ahead()
 
     def _show(self, verdicts: Sequence[Verdict], *, again: bool = False,
