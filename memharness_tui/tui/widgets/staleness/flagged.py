@@ -324,7 +324,8 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             t.append(f"  ·  believed at {self.as_of[:16]}; verdicts from the last pass",
                      style="bold")
         t.append("  ·  ", style="dim")
-        self.query_one("#dash-filters-label", Static).update(t)
+        label = self.query_one("#dash-filters-label", Static)  # as wide as its text: only a
+        label.update(t, layout=t.cell_len != label.size.width)  # new width lays the row out
 
     @on(Input.Changed, "#flagged-filter")
     def _filter_typed(self) -> None:
