@@ -1,6 +1,9 @@
-"""The pass process imports, while it waits for its first request, everything the precheck and
-the pass then need: a store's first open loads sqlite-vec's package (numpy with it, ~0.1 s),
-which else lands between the start key and the pass's first batch."""
+"""The pass process (issue #26): it imports, while it waits for its first request, everything
+the precheck and the pass then need — a store's first open loads sqlite-vec's package (numpy
+with it, ~0.1 s), which else lands between the start key and the pass's first batch; and it
+starts once the tab's list has loaded and been painted (its imports would take from that
+first load, which on a large store is what the person waits for), or at once for a pass
+asked for before then."""
 
 from __future__ import annotations
 
