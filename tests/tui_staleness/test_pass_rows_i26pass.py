@@ -70,9 +70,9 @@ async def test_the_rows_read_ahead_are_the_pass_rows_and_its_batches_are_made_re
         changes = rows.changes
         threads: list[bool] = []  # per batch made ready: on the UI thread?
 
-        def where(verdicts: Any) -> Any:
+        def where(verdicts: Any, *read: Any) -> Any:
             threads.append(threading.current_thread() is threading.main_thread())
-            return changes(verdicts)
+            return changes(verdicts, *read)
 
         rows.changes = where  # type: ignore[method-assign]
         at_end: list[list[tuple[str, ...]]] = []

@@ -101,9 +101,11 @@ class PassRows:
         pending, self.pending = self.pending, []
         return pending
 
-    def changes(self, verdicts: Sequence[Verdict]) -> dict[int, Any]:
-        """id → the row as the pass wrote it (None: no longer flagged, or not read)."""
-        read = self.read or {}
+    def changes(self, verdicts: Sequence[Verdict],
+                read: dict[int, Fact] | None = None) -> dict[int, Any]:
+        """id → the row as the pass wrote it (None: no longer flagged, or not read);
+        ``read``: the rows read (default: this pass's, as they are now)."""
+        read = read if read is not None else self.read or {}
         out: dict[int, Any] = {}
         for v in verdicts:
             f = read.get(v.fact_id)
@@ -120,7 +122,7 @@ class PassRows:
                                v.resolved is not None) for v in verdicts}
         if read is None:
             return Prepared(token, judged, None, None)
-        return Prepared(token, judged, self.changes(verdicts), read)
+        return Prepared(token, judged, self.changes(verdicts, read), read)
 
 
 @dataclass(frozen=True)
