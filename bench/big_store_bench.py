@@ -17,7 +17,12 @@ Each child opens the store as the app does and times, wall and CPU (ms):
   (key → pane settled, the app idle for a second after its first results, as a person who
   looks at them before switching), and an agent's write reaching the header: another
   connection commits one fact, and the time from its commit to the first frame whose status
-  strip shows the new total (median of ``--writes``; the app's own poll interval included).
+  strip shows the new total (median and max of ``--writes``; the app's own poll interval
+  included), then one more write whose writer first runs ``PRAGMA wal_checkpoint(RESTART)``:
+  SQLite then starts the log afresh at that write (new salts), the case an automatic
+  checkpoint makes every ~1,000 pages written, timed on its own ("after a log restart");
+  then one landing 0.15 s after that one's commit (an agent writing twice in a row).
+  Each round's writes are printed as they land (lag, gap since the previous write, restarted).
 
 Counts, subjects, changes and flagged run on the Store the app runs them on (its read-only
 scan twin, where the code has one); ``why`` and the opening recall on the app's own Store
@@ -57,12 +62,23 @@ def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     return 1000 * (time.perf_counter() - t), 1000 * (time.process_time() - c), out
 
 
-def _commit_one(db: str, n: int) -> None:
+SOON_AFTER = 0.15  # s: the last write of ``--app`` lands this soon after the one before
+
+
+def _commit_one(db: str, n: int, *, restart: bool = False) -> bool:
+    """Another connection commits one fact; with ``restart``, after a RESTART checkpoint
+    (every frame copied into the file, readers off the log: this commit restarts it). True
+    when the checkpoint was not refused (SQLite's busy flag)."""
     from memharness_tui.store import Store
 
     other = Store.open(db)
+    done = True
+    if restart:
+        busy, _log, _copied = other.conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+        done = not busy
     other.remember("bench:writer", f"one more fact {n}")
     other.close()
+    return done
 
 
 async def _queued_search(db: str, query: str) -> float:
@@ -98,7 +114,7 @@ def _scanning_store(store: Any) -> Any:
     return store if opener is None else opener()
 
 
-async def _app_rows(db: str, writes: int) -> dict[str, float]:
+async def _app_rows(db: str, writes: int) -> dict[str, Any]:
     """The app's first visits to Subjects / Changes and an agent's write reaching the header."""
     import tui_bench  # the same Pilot helpers as the app bench (paint hooks, "settled")
 
@@ -106,7 +122,7 @@ async def _app_rows(db: str, writes: int) -> dict[str, float]:
     from memharness_tui.tui.widgets.recall import RecallPane
 
     app = tui_bench._bench_app_class()(db, cursor_blink=False)
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     async with app.run_test(size=tui_bench.SIZE):
         await tui_bench._until(lambda: bool(app.screen.query(RecallPane)), what="recall pane")
         pane = app.pane = app.screen.query_one(RecallPane)
@@ -122,19 +138,31 @@ async def _app_rows(db: str, writes: int) -> dict[str, float]:
         app.post_message(tui_bench._key("1"))
         await tui_bench._settled(app, time.perf_counter())
         strip = app.screen.query_one(StatusStrip)
-        lags = []
-        for n in range(writes):
-            await asyncio.sleep(0.3 + 0.37 * n % 0.5)  # not in step with the poll
+        lags, log = [], []
+        last = time.perf_counter()
+        for n, kind in enumerate(["write"] * writes + ["restart", "soon"]):
+            if kind == "soon":  # the app not settled from the write before, 0.15 s after it
+                await asyncio.sleep(max(0.0, last + SOON_AFTER - time.perf_counter()))
+            else:
+                await tui_bench._settled(app, time.perf_counter())
+                await asyncio.sleep(0.3 + 0.37 * n % 0.5)  # not in step with the poll
             total = s_total(db)
-            await asyncio.to_thread(_commit_one, db, 100 + n)
+            restart = kind == "restart"
+            restarted = await asyncio.to_thread(_commit_one, db, 100 + n, restart=restart)
             t0 = time.perf_counter()
             want = f"{total + 1:,} total"
             await tui_bench._until_painted(
                 app, lambda want=want: want in (strip._shown or ""), what="new header counts")
-            lags.append(1000 * (time.perf_counter() - t0))
-            await tui_bench._settled(app, time.perf_counter())
+            lag = 1000 * (time.perf_counter() - t0)
+            log.append([round(lag, 1), round(1000 * (t0 - last)), restart and restarted])
+            last = t0
+            if kind == "write":
+                lags.append(lag)
+            else:
+                out[f"app_header_after_{kind}_ms"] = lag
         out["app_header_after_write_ms"] = statistics.median(lags)
         out["app_header_after_write_max"] = max(lags)
+        out["app_writes"] = log  # printed by the parent
     app.gateway.close()
     return out
 
@@ -153,7 +181,7 @@ def child(job: dict) -> None:
     from memharness_tui.store import Store
 
     db = job["db"]
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     main = Store.open(db)
     try:  # the app's DB thread splits its scanning searches across the cores
         from memharness_tui.tui.services.gateway import _split_searches
@@ -223,7 +251,15 @@ def main() -> None:
         probe = Store.open(str(db), readonly=True)
         word = probe.get(probe.largest_id() // 2).fact.split()[0]  # a word the store holds
         probe.close()
-        sides, results = interleaved(Path(__file__), args, {"db": str(db), "query": word, "app_writes": args.writes if args.app else 0})
+        def writes_landed(r: int, side: str, res: dict) -> None:
+            if res.get("app_writes"):
+                print(f"round {r + 1}, {side}: write → header ms, ms since the previous write, "
+                      f"after a log restart: {res['app_writes']}", flush=True)
+
+        sides, results = interleaved(
+            Path(__file__), args,
+            {"db": str(db), "query": word, "app_writes": args.writes if args.app else 0},
+            on_round=writes_landed)
         rows = []
         for name, label in (("counts_first", "header counts, first"),
                             ("counts_after_commit", "header counts after a commit"),
@@ -243,7 +279,11 @@ def main() -> None:
             rows += [("app: first visit to Subjects, settled", "app_subjects_first_ms", "ms"),
                      ("app: first visit to Changes, settled", "app_changes_first_ms", "ms"),
                      ("app: an agent's write → header, median", "app_header_after_write_ms", "ms"),
-                     ("app: an agent's write → header, max", "app_header_after_write_max", "ms")]
+                     ("app: an agent's write → header, max", "app_header_after_write_max", "ms"),
+                     ("app: a write after a log restart → header",
+                      "app_header_after_restart_ms", "ms"),
+                     ("app: a write 0.15 s after another → header",
+                      "app_header_after_soon_ms", "ms")]
         print_table(f"store calls on {args.facts:,} facts", sides, results, rows)
     finally:
         shutil.rmtree(work, ignore_errors=True)

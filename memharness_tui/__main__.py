@@ -1,3 +1,3 @@
-from memharness_tui.cli import main
+from memharness_tui.launch import main
 
 raise SystemExit(main())

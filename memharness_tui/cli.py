@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
 from typing import Any, NoReturn
 
-from . import cli_args
+from . import cli_args, launch
 from .cli_args import UsageError
 from .cli_doctor import add_parser as add_doctor
 from .cli_doctor import cmd_doctor
@@ -22,13 +22,13 @@ from .cli_hybrid import query_vector
 from .cli_reembed import add_parser as add_reembed
 from .cli_reembed import cmd_reembed
 from .cli_serve import cmd_serve
-from .cli_text import json_visible, one_line, visible_tree
-from .store import FakeClock, MemharnessError, Store
+from .cli_text import json_visible, visible_tree
+from .store import FakeClock, Store
 from .store import formats as fmt
 from .store.timeutil import normalize_iso
 from .store.types import FRESHNESS_FILTERS, KINDS, RecallResult
 
-PROG = "memharness-tui"
+PROG = launch.PROG
 DB_HELP = (
     "the database file (default: $MEMHARNESS_DB, else $XDG_DATA_HOME/memharness/memory.db "
     "or ~/.memharness/memory.db, as the memharness server finds it)"
@@ -345,9 +345,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 }
 
 
-def _fail(message: str) -> int:
-    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
-    return 2
+_fail = launch.fail
 
 
 def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -355,15 +353,11 @@ def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     if args.readonly and args.command in WRITE_COMMANDS:
         raise UsageError(f"--readonly cannot be combined with {args.command}")
     cli_args.check_text_arguments(args, cli_args.command_parser(parser, args.command))
-    if args.db is not None:
-        cli_args.check_db_path(os.path.expanduser(args.db))
-    elif not getattr(args, "demo", False):
-        from .paths import default_db_path
-
-        cli_args.check_default_db(os.path.expanduser(default_db_path()))
+    launch.check_db(args.db, demo=getattr(args, "demo", False))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The full command line (``launch.main`` sends everything but a plain launch here)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -371,39 +365,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         return _fail(str(exc))
     command_parser = cli_args.command_parser(parser, args.command)
-    try:
-        if args.demo or args.reset:  # the demo store, built if needed (and announced)
-            from .demo import apply_demo_args
+    return launch.guarded(lambda: _run(args),
+                          name_flags=lambda message: cli_args.name_flags(message, command_parser))
 
-            apply_demo_args(args)
-        if args.command is None:
-            if not args.demo:  # the store opens and the first search runs while Textual loads
-                from .tui.app_early import open_early
 
-                open_early(args.db, args.readonly)
-            from .tui.app import run_app
+def _run(args: argparse.Namespace) -> int:
+    if args.demo or args.reset:  # the demo store, built if needed (and announced)
+        from .demo import apply_demo_args
 
-            return run_app(args.db, readonly=args.readonly, demo=args.demo)
-        if args.command == "hygiene":
-            from .cli_hygiene import run as run_hygiene
+        apply_demo_args(args)
+    if args.command is None:
+        return launch.open_app(args.db, args.readonly, demo=args.demo)
+    if args.command == "hygiene":
+        from .cli_hygiene import run as run_hygiene
 
-            return run_hygiene(args, _open)
-        if args.command == "staleness":
-            from .staleness.cli import run as run_staleness
+        return run_hygiene(args, _open)
+    if args.command == "staleness":
+        from .staleness.cli import run as run_staleness
 
-            return run_staleness(args)
-        return COMMANDS[args.command](args)
-    except UsageError as exc:
-        return _fail(str(exc))
-    except MemharnessError as exc:
-        return _fail(cli_args.name_flags(str(exc), command_parser))
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as exc:  # never a traceback for the user
-        print(f"{PROG}: internal error: {type(exc).__name__}: {one_line(str(exc))}", file=sys.stderr)
-        return 1
+        return run_staleness(args)
+    return COMMANDS[args.command](args)
 
 
 if __name__ == "__main__":  # pragma: no cover

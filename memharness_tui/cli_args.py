@@ -105,16 +105,21 @@ def _bad_text(value: str) -> str | None:
     return None
 
 
+def check_text(value: str, shown: str, *, path: bool = False) -> None:
+    """Refuse ``value`` (the argument ``shown``, e.g. ``--db``) when it is not valid text."""
+    if why := _bad_text(value):
+        hint = "; rename it or use a UTF-8 path" if path else ""
+        raise UsageError(f"{shown} {why}{hint}; nothing was done")
+
+
 def check_text_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     """Refuse undecodable bytes in any argument, naming it, before anything is opened."""
     names = _names(parser)
     for dest, value in vars(args).items():
         values = value if isinstance(value, list) else [value]
         for item in values:
-            if isinstance(item, str) and (why := _bad_text(item)):
-                shown = names.get(dest, dest)
-                hint = "; rename it or use a UTF-8 path" if dest in ("db", "repo") else ""
-                raise UsageError(f"{shown} {why}{hint}; nothing was done")
+            if isinstance(item, str):
+                check_text(item, names.get(dest, dest), path=dest in ("db", "repo"))
 
 
 def check_db_path(db: str | None) -> None:

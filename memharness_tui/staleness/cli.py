@@ -16,10 +16,11 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .git import RepoError, find_repo
-from .runner import PassReport, StalenessPass, stale_ids_line
+if TYPE_CHECKING:  # the engine (and pygit2) load when a pass runs, not with the parser:
+    # the app's launch builds this parser and never runs a pass before its first results
+    from .runner import PassReport, StalenessPass
 
 __all__ = ["add_parser", "build_parser", "main", "run"]
 
@@ -161,6 +162,8 @@ def _repos(args: argparse.Namespace) -> list[Path]:
     given = getattr(args, "repo", None)
     if given:
         return [Path(r).expanduser() for r in given]
+    from .git import find_repo
+
     here = find_repo(Path.cwd())
     if here is None:
         raise _UsageError(f"{os.getcwd()} is not inside a git repository; use --repo PATH")
@@ -170,6 +173,9 @@ def _repos(args: argparse.Namespace) -> list[Path]:
 def run(args: argparse.Namespace) -> int:
     """Run the headless pass from parsed arguments; returns the exit code."""
     from memharness_tui.store.errors import MemharnessError
+
+    from .git import RepoError
+    from .runner import StalenessPass
 
     try:
         if args.check and args.downgrade:
@@ -238,6 +244,8 @@ def _one_line(e: BaseException) -> str:
 
 
 def _print(report: PassReport, *, as_json: bool) -> None:
+    from .runner import stale_ids_line
+
     err = sys.stderr
     print(report.summary_line(), file=err)
     if report.stale_ids:

@@ -15,7 +15,10 @@ say"), so every chunk a commit changed by an insert or update is re-read. A *del
 leaf freed whole); it can only make a chunk's stored row count too high, never too low —
 so the stored rows summed equal ``COUNT(*)`` exactly when no deletion was missed, and the
 ledger checks that (in the same read transaction as the chunks it re-read) and otherwise
-scans everything. The WAL restarted, truncated, unreadable, too long: everything is scanned.
+scans everything. The WAL restarted (an automatic checkpoint's, every ~1,000 pages) after
+the last frame read, or truncated: the new log's frames and what is left of the old one
+after the mark hold every commit since, or the wal-index's count of commits says one is
+missing and everything is scanned (``wal_pages``); unreadable, too long: everything too.
 The marks are read *before* the rows they stand for, so a commit racing a read is re-read
 next time, never skipped. "Current" also depends on now: each chunk holds for
 ``t <= now < until`` (its earliest future ``valid_from``), and outside the common window

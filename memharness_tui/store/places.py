@@ -15,7 +15,13 @@ SIDECARS = ("-wal", "-shm", "-journal")
 
 
 def is_wal_file(path: str) -> bool:
-    """The header's read/write version bytes say WAL (2) — such a file needs -shm to read."""
+    """The header's read/write version bytes say WAL (2) — such a file needs -shm to read.
+
+    Opening and closing the file here drops every POSIX lock this process holds on it
+    (https://www.sqlite.org/howtocorrupt.html §2.2): with a connection already open, another
+    process closing its own would then find itself the last one, checkpoint and delete the
+    -wal and -shm under us. The callers ask it last, once no -shm (no open connection) is
+    seen."""
     try:
         with open(path, "rb") as fh:
             header = fh.read(20)
@@ -51,12 +57,12 @@ def tidy_read_only(path: str) -> bool:
     files it created on close — the folder is left as it was. It never creates the file.
     """
     folder = os.path.dirname(os.path.abspath(path))
-    return (
-        is_wal_file(path)
-        and not os.path.exists(path + "-wal")
+    return (  # the header read last: see is_wal_file
+        not os.path.exists(path + "-wal")
         and not os.path.exists(path + "-shm")
         and os.access(path, os.W_OK)
         and os.access(folder, os.W_OK)
+        and is_wal_file(path)
     )
 
 
@@ -64,12 +70,12 @@ def unreadable_wal(path: str) -> bool:
     """A -wal with frames but no -shm, in a folder where no -shm can be made: no way to read it."""
     folder = os.path.dirname(os.path.abspath(path))
     wal = path + "-wal"
-    return (
-        is_wal_file(path)
-        and os.path.exists(wal)
+    return (  # the header read last: see is_wal_file
+        os.path.exists(wal)
         and os.path.getsize(wal) > 0
         and not os.path.exists(path + "-shm")
         and not os.access(folder, os.W_OK)
+        and is_wal_file(path)
     )
 
 
@@ -83,7 +89,7 @@ def needs_immutable(path: str) -> bool:
     """
     folder = os.path.dirname(os.path.abspath(path))
     shm = os.path.exists(path + "-shm")
-    if is_wal_file(path) and not shm and not os.access(folder, os.W_OK):
+    if not shm and not os.access(folder, os.W_OK) and is_wal_file(path):
         return True
     return not shm and not os.path.exists(path + "-wal") and not os.access(path, os.W_OK)
 

@@ -17,9 +17,15 @@ _problem: str | None = None
 
 
 def _extension_path() -> str:
-    import sqlite_vec  # type: ignore[import-untyped]
+    """The bundled ``vec0`` library's path, as ``sqlite_vec.loadable_path()`` gives it, found
+    without importing the package: its ``__init__`` imports numpy (~40 ms, on the DB thread
+    that runs the app's opening search) for helpers the store never calls."""
+    from importlib.util import find_spec
 
-    return str(sqlite_vec.loadable_path())
+    spec = find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("sqlite_vec")
+    return os.path.normpath(os.path.join(next(iter(spec.submodule_search_locations)), "vec0"))
 
 
 def load_into(conn: Any) -> bool:

@@ -11,7 +11,13 @@ https://www.sqlite.org/walformat.html §2).
 ``None`` — "cannot say", and the caller scans every row — whenever the answer
 could be incomplete:
 
-- the WAL was restarted (its salts moved) or truncated since the cursor: frames unread;
+- a commit since the mark is in none of the frames read. The wal-index header counts the
+  commits (``iChange``, one more at every commit; a checkpoint leaves it alone), and every
+  commit ends with a frame marked as one: when the marked frames read fall short of the
+  count, some were lost — the log restarted (its salts moved) after frames the reader never
+  read, or was truncated. A restart after frames the reader *did* read loses nothing: the
+  new log's frames, and what is left of the old log after the mark (its salts, its
+  checksums chained from the mark's frame), hold every commit since;
 - a frame holds a page that is not a b-tree page and not on the freelist now (an overflow
   page carries a row's tail without its rowid: a row's change may be there alone);
 - the wal-index header is being rewritten as it is read (its two copies differ, its checksum
@@ -44,20 +50,30 @@ TABLE_LEAF = 0x0D
 BTREE_PAGES = frozenset({0x02, 0x05, 0x0A, 0x0D})  # index/table, interior/leaf
 #: More new frames than this and a scan of every row is about as cheap as reading them.
 MAX_FRAMES = 4000
+#: The most frames of a restarted log's predecessor read after the mark (each one's
+#: checksum is computed here: ~0.1 ms a page); more and every row is read instead.
+MAX_OLD_FRAMES = 400
 
 
 @dataclass(frozen=True)
 class WalMark:
-    """A point in the log: its salts (they change when the log restarts) and a frame count."""
+    """A point in the log: its salts (they change when the log restarts), its last committed
+    frame, the commits counted by then (``iChange``) and that frame's running checksum."""
 
     salts: bytes
     frames: int
+    commits: int
+    cksum: tuple[int, int]
+    page_size: int
+    big_endian: bool  # the checksums' byte order
 
 
-def _checksum(data: bytes, big_endian: bool) -> tuple[int, int]:
-    """SQLite's WAL checksum (walChecksumBytes) of ``data`` (a multiple of 8 bytes)."""
+def _checksum(data: bytes, big_endian: bool,
+              start: tuple[int, int] = (0, 0)) -> tuple[int, int]:
+    """SQLite's WAL checksum (walChecksumBytes) of ``data`` (a multiple of 8 bytes), going on
+    from ``start``."""
     words = struct.unpack((">" if big_endian else "<") + f"{len(data) // 4}I", data)
-    s1 = s2 = 0
+    s1, s2 = start
     for i in range(0, len(words), 2):
         s1 = (s1 + words[i] + s2) & 0xFFFFFFFF
         s2 = (s2 + words[i + 1] + s1) & 0xFFFFFFFF
@@ -69,6 +85,13 @@ class ShmHeader:
     page_size: int
     frames: int  # mxFrame: the last committed frame
     salts: bytes
+    commits: int  # iChange: one more at every commit
+    cksum: tuple[int, int]  # aFrameCksum: the running checksum of frame ``frames``
+    big_endian: bool  # bigEndCksum
+
+    def mark(self) -> WalMark:
+        return WalMark(self.salts, self.frames, self.commits, self.cksum, self.page_size,
+                       self.big_endian)
 
 
 class SqliteFiles:
@@ -128,15 +151,16 @@ def read_shm_header(files: SqliteFiles) -> ShmHeader | None:
     if len(raw) < 2 * SHM_HEADER or raw[:SHM_HEADER] != raw[SHM_HEADER:]:
         return None
     native = "<" if sys.byteorder == "little" else ">"
-    version, _unused, _change, is_init, _big, size, mx_frame, _npage = struct.unpack(
-        native + "IIIBBHII", raw[:24])
+    version, _unused, change, is_init, big, size, mx_frame, _npage, c1, c2 = struct.unpack(
+        native + "IIIBBHIIII", raw[:32])
     if version != SHM_VERSION or not is_init:
         return None
     stored = struct.unpack(native + "II", raw[40:48])
     if _checksum(raw[:40], sys.byteorder == "big") != stored:
         return None
     page_size = 65536 if size == 1 else size
-    return ShmHeader(page_size=page_size, frames=mx_frame, salts=raw[32:40])
+    return ShmHeader(page_size=page_size, frames=mx_frame, salts=raw[32:40], commits=change,
+                     cksum=(c1, c2), big_endian=bool(big))
 
 
 def _varint(buf: bytes, at: int) -> tuple[int, int]:
@@ -177,7 +201,7 @@ def mark_now(db_path: str) -> WalMark | None:
     head = read_shm_header(files)
     if head is None or not files.still_theirs():
         return None
-    return WalMark(head.salts, head.frames)
+    return head.mark()
 
 
 def rowids_since(db_path: str, mark: WalMark) -> tuple[WalMark, set[int]] | None:
@@ -186,31 +210,33 @@ def rowids_since(db_path: str, mark: WalMark) -> tuple[WalMark, set[int]] | None
     cover every such row (see the module docstring)."""
     files = SqliteFiles(db_path)
     head = read_shm_header(files)
-    if head is None or head.salts != mark.salts or head.frames < mark.frames:
+    if head is None or (mark.frames and head.page_size != mark.page_size):
+        return None  # (an empty log's header has no page size yet)
+    if head.salts == mark.salts:
+        if head.frames < mark.frames:
+            return None
+        older: list[bytes] = []
+        first = mark.frames
+    else:  # a new log since the mark: what is left of the mark's log after it, then all
+        older = _rest_of_log(files, mark)
+        first = 0
+    if head.frames - first + len(older) > MAX_FRAMES:
         return None
-    if head.frames - mark.frames > MAX_FRAMES:
+    newer = _frames(files, head, first)
+    if newer is None:
         return None
+    frames = older + newer
+    if _commits(frames) != (head.commits - mark.commits) % (1 << 32):
+        return None  # a commit since the mark is in no frame read: the log restarted after it
     rowids: set[int] = set()
     other: set[int] = set()  # pages that are no b-tree page: free now, or else "cannot say"
-    if head.frames > mark.frames:
-        frame_size = FRAME_HEADER + head.page_size
-        want = (head.frames - mark.frames) * frame_size
-        try:
-            top = files.read("-wal", 0, WAL_HEADER)
-            data = files.read("-wal", WAL_HEADER + mark.frames * frame_size, want)
-        except OSError:
-            return None
-        if len(top) < WAL_HEADER or top[16:24] != head.salts or len(data) != want:
-            return None
-        for at in range(0, len(data), frame_size):
-            if data[at + 8:at + 16] != head.salts:
-                return None
-            page_no = struct.unpack(">I", data[at:at + 4])[0]
-            found = leaf_rowids(data[at + FRAME_HEADER:at + frame_size], page_no)
-            if found is False:
-                other.add(page_no)
-            elif isinstance(found, list):
-                rowids.update(found)
+    for data in frames:
+        page_no = struct.unpack(">I", data[:4])[0]
+        found = leaf_rowids(data[FRAME_HEADER:], page_no)
+        if found is False:
+            other.add(page_no)
+        elif isinstance(found, list):
+            rowids.update(found)
     if other and not other <= (free_pages(files, head) or set()):
         return None  # an overflow page (a row's tail, without its rowid) may have changed
     again = read_shm_header(files)
@@ -218,7 +244,72 @@ def rowids_since(db_path: str, mark: WalMark) -> tuple[WalMark, set[int]] | None
         return None  # the log restarted while it was read: its frames may be another's
     if not files.still_theirs():
         return None
-    return WalMark(head.salts, head.frames), rowids
+    return head.mark(), rowids
+
+
+def _frames(files: SqliteFiles, head: ShmHeader, first: int) -> list[bytes] | None:
+    """The committed frames of the log after its first ``first``, each checked to be this
+    log's (its salts)."""
+    if head.frames <= first:
+        return []
+    frame_size = FRAME_HEADER + head.page_size
+    want = (head.frames - first) * frame_size
+    try:
+        top = files.read("-wal", 0, WAL_HEADER)
+        data = files.read("-wal", WAL_HEADER + first * frame_size, want)
+    except OSError:
+        return None
+    if len(top) < WAL_HEADER or top[16:24] != head.salts or len(data) != want:
+        return None
+    frames = [data[at:at + frame_size] for at in range(0, want, frame_size)]
+    if any(f[8:16] != head.salts for f in frames):
+        return None
+    return frames
+
+
+def _rest_of_log(files: SqliteFiles, mark: WalMark) -> list[bytes]:
+    """The frames the mark's log still holds after the mark, where a new log has not yet
+    written over them: each with the mark's salts and a checksum chained from the frame
+    before (the mark's own, then each read). It stops at the first frame that is not, or
+    at ``MAX_OLD_FRAMES``; what it misses, the caller's count of commits shows."""
+    if mark.frames == 0:
+        return []  # no frame to chain from (and a new log starts where its frames were)
+    frame_size = FRAME_HEADER + mark.page_size
+    at = WAL_HEADER + mark.frames * frame_size
+    cksum = mark.cksum
+    out: list[bytes] = []
+    while len(out) < MAX_OLD_FRAMES:
+        try:
+            data = files.read("-wal", at, frame_size)
+        except OSError:
+            break
+        if len(data) != frame_size or data[8:16] != mark.salts:
+            break
+        cksum = _checksum(data[FRAME_HEADER:], mark.big_endian,
+                          _checksum(data[:8], mark.big_endian, cksum))
+        if cksum != struct.unpack(">II", data[16:24]):
+            break  # written over (or being written) by the new log: the count tells
+        out.append(data)
+        at += frame_size
+    return out
+
+
+def _commits(frames: list[bytes]) -> int:
+    """How many commits end in ``frames``: frames marked as a commit (a database size in
+    their header), a frame repeating the commit frame before it not counted again (SQLite
+    pads a synced commit to a sector boundary with copies of its last frame). A count never
+    above the commits the frames hold: equal to the wal-index's count, none is missing."""
+    n = 0
+    before = b""
+    for data in frames:
+        if data[4:8] == b"\0\0\0\0":
+            before = b""
+            continue
+        same = bool(before) and data[:8] == before[:8] and data[FRAME_HEADER:] == before[FRAME_HEADER:]
+        if not same:
+            n += 1
+        before = data
+    return n
 
 
 class _Pages:

@@ -24,6 +24,7 @@ from memharness_tui.tui import app_early, gc_policy, tcss
 from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommands
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.perf.keys import keep_key_order
+from memharness_tui.tui.perf.theme import start_with as start_with_theme
 from memharness_tui.tui.services import StoreGateway, StoreInfo, StoreService, default_now
 from memharness_tui.tui.services.details import FactDetails
 from memharness_tui.tui.services.embedding import embedding_for
@@ -109,6 +110,7 @@ class MemharnessApp(App[int]):
         keystroke cancels the older search, queued or in flight); > 0 waits that long after
         the last keystroke instead."""
         super().__init__()
+        self.css_path = [*self.css_path, *tcss.screen_sheets()]  # read once, with app.tcss
         self._early: app_early.EarlyStart | None = None
         if source is None or isinstance(source, str | os.PathLike):
             path = None if source is None else str(source)
@@ -137,7 +139,7 @@ class MemharnessApp(App[int]):
                                            self._warn)
         self.themes = ThemePreferences(self, self.settings, self.config_dir)
         self._theme_problems = self.themes.register()
-        self.theme = self.themes.starting()  # the saved one, if it can still be used
+        start_with_theme(self, self.themes.starting())  # the saved one, if it can be used
 
     @property
     def options(self) -> StalenessOptions:
@@ -180,7 +182,8 @@ class MemharnessApp(App[int]):
         else:
             self._opening = asyncio.ensure_future(self.service.open())
         self._opening.add_done_callback(lambda f: None if f.cancelled() else f.exception())
-        self.opening.start(self.as_of)  # behind the open on the same thread (or joins the early one)
+        # behind the open on the same thread (or joins the early one)
+        self.opening.start(self.as_of, (early.query, early.first) if early else None)
 
     def on_mount(self) -> None:
         app_early.shorten_switch_interval()  # restored at unmount

@@ -15,14 +15,20 @@ screen (``gc_policy``, where the app's collector policy lives).
 from __future__ import annotations
 
 import sys
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
+from contextlib import suppress
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from memharness_tui.tui import gc_policy
 from memharness_tui.tui.services import RecallQuery, StoreGateway
 from memharness_tui.tui.services.gateway import store_opener
-from memharness_tui.tui.services.recalls import recall_call
+from memharness_tui.tui.services.recalls import (
+    FIRST_SCREEN_WINDOW,
+    OPENING_FIRST_SCREEN_ABOVE,
+    first_screen_call,
+)
 from memharness_tui.tui.services.store import store_info
 
 opener = store_opener  # how the app opens ``path`` on its DB thread (the services' door)
@@ -39,10 +45,13 @@ class EarlyStart:
     query: RecallQuery
     recall: Future[Any]
     ticket: object | None
+    first: Future[Any]
+    """The opening recall's first screen, on a large store (else never set)."""
 
     def discard(self) -> None:
         """Drop it: the recall never runs or is interrupted, and the store is closed."""
         self.recall.cancel()
+        self.first.cancel()
         if self.ticket is not None:
             self.gateway.interrupt(self.ticket)
         self.gateway.close()
@@ -70,8 +79,17 @@ def open_early(path: str | None, readonly: bool = False) -> None:
     gateway = StoreGateway(opener(path, readonly))
     opening, _ = gateway.submit(store_info)
     query = RecallQuery()  # what the Recall tab asks first (no text, no filters, now)
-    recall, ticket = gateway.submit(recall_call(query), interruptible=True)
-    _pending = EarlyStart((path, readonly), gateway, opening, query, recall, ticket)
+    first: Future[Any] = Future()
+    call = first_screen_call(query, partial(_deliver, first), FIRST_SCREEN_WINDOW,
+                             OPENING_FIRST_SCREEN_ABOVE)
+    recall, ticket = gateway.submit(call, interruptible=True)
+    _pending = EarlyStart((path, readonly), gateway, opening, query, recall, ticket, first)
+
+
+def _deliver(first: Future[Any], quick: Any) -> None:
+    """On the DB thread: the opening's first screen, unless it was discarded meanwhile."""
+    with suppress(InvalidStateError):
+        first.set_result(quick)
 
 
 def claim(path: str | None, readonly: bool) -> EarlyStart | None:

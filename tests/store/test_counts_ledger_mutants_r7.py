@@ -7,7 +7,7 @@ from __future__ import annotations
 from memharness_tui.store import wal_pages
 from memharness_tui.store.timeutil import parse_ms
 
-from .test_counts_ledger import _plain_counts, pair, small_chunks  # noqa: F401 - fixtures
+from .test_counts_ledger import _plain_counts, _written, pair, small_chunks  # noqa: F401 - fixtures
 
 
 def test_a_future_fact_counts_from_the_very_instant_it_becomes_true(pair) -> None:  # noqa: F811

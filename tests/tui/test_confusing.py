@@ -12,7 +12,7 @@ from memharness_tui.tui.screens.detail import FactDetailScreen
 from memharness_tui.tui.screens.fact_form import NewFactScreen
 from memharness_tui.tui.screens.modals import TimeTravelModal
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, type_text
 from .test_first_contact import fresh_opener
 
 
@@ -66,7 +66,8 @@ async def test_a_bad_date_says_what_is_wrong_and_what_is_accepted(sample, config
         await pilot.press("t")
         await settle(pilot)
         assert isinstance(app.screen, TimeTravelModal)
-        await pilot.press(*"yesterday", "enter")
+        await type_text(pilot, "yesterday")
+        await pilot.press("enter")
         await settle(pilot)
         said = plain(app.screen.query_one("#asof-error", Static))
         assert "'yesterday'" in said and "as_of" not in said

@@ -25,7 +25,7 @@ from rich.color import Color, ColorSystem
 from memharness_tui.tui.screens.detail import FactDetailScreen
 from memharness_tui.tui.themes import load_theme_file, shipped_theme_files
 
-from .conftest import make_app, settle
+from .conftest import make_app, press_burst, settle
 
 SIZE = (120, 36)
 TEXT_MIN, MARK_MIN = 4.5, 3.0
@@ -123,7 +123,7 @@ async def _screens(pilot) -> list[tuple[str, str]]:
             app.screen.query_one("#diff-table").focus()
             await pilot.press("down")
             await shot("changes, rows")
-            await pilot.press(*["down"] * 16)
+            await press_burst(pilot, *["down"] * 16)
             await shot("changes, cursor row")
     await pilot.press("1")
     await settle(pilot)

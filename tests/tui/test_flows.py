@@ -7,6 +7,7 @@ import json
 import threading
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Input, Select, Static, Tree
 
 from memharness_tui.store import Store, formats
@@ -16,7 +17,7 @@ from memharness_tui.tui.screens.modals import ErrorModal, ThemePicker, TimeTrave
 from memharness_tui.tui.state import SessionNews
 from memharness_tui.tui.widgets.recall import RecallPane
 
-from .conftest import HOSTILE, NOW, make_app, settle, type_text
+from .conftest import HOSTILE, NOW, drain, make_app, post_keys, settle, type_text
 from .help_keys import classes_with_keys, missing, read_help
 
 
@@ -36,9 +37,10 @@ def all_access_times(store) -> list[str | None]:
 
 
 async def type_search(pilot, text: str, selector: str = "#search") -> None:
+    """Type ``text`` into a box as one burst (``type_text``): its users check what the
+    typing ends in (``test_search_latest_wins`` and the debounce test press key by key)."""
     pilot.app.screen.query_one(selector, Input).focus()
-    await pilot.press(*list(text))
-    await settle(pilot)
+    await type_text(pilot, text)
 
 
 async def test_shell_header_counts_and_footer(sample, config_dir):
@@ -325,7 +327,8 @@ async def test_time_travel_marks_and_filters_every_list(sample, config_dir):
         await pilot.press("t")
         await settle(pilot)
         assert isinstance(app.screen, TimeTravelModal)
-        await pilot.press(*"2026-02-30", "enter")
+        await type_text(pilot, "2026-02-30")
+        await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, TimeTravelModal)  # impossible date: stays, says why
         assert "day is out of range" in plain(app.screen.query_one("#asof-error", Static))  # (#21: says why, not "as_of")
@@ -529,51 +532,71 @@ async def test_hostile_text_renders_literally(sample, config_dir):
         assert "[red]x[/]" in agent and "\x1b" not in agent
 
 
-async def test_help_lists_every_key(sample, config_dir):
-    """Every key the app answers to is documented in help, read from the live bindings where
-    it works (#22: no hand-kept list): on each tab of the main screen (its keys under "Here",
-    every other tab's after them), on the fact detail, and on each form and modal, whose
-    help (from the command palette) shows that modal's keys."""
-    store, info = sample
-    app = make_app(store, config_dir)
-    seen: dict[str, str] = {}  # where help was opened → what it drew
-    async with app.run_test(size=(160, 48)) as pilot:
+HELP_PARTS = {  # each part opens help in its own app, so the parts run side by side (#25)
+    "tabs": ("tab 1", "tab 2", "tab 3", "tab 4", "tab 5", "search"),
+    "detail and forms": ("detail", "new fact", "time travel", "theme"),
+    "modals": ("confirm", "repos", "revise", "error"),
+}
+HELP_WHERE = {"MemharnessApp": ["tab 1"], "MainScreen": ["tab 2"], "ResultsTable": ["tab 1"],
+              "RecallPane": ["tab 1", "search", "tab 2"], "SubjectsPane": ["tab 2"],
+              "DiffPane": ["tab 3"], "StalenessDashboard": ["tab 4"], "FlaggedPanel": ["tab 4"],
+              "HygienePane": ["tab 5"], "FactDetailScreen": ["detail"],
+              "FactFormScreen": ["new fact"], "TimeTravelModal": ["time travel"],
+              "ThemePicker": ["theme"], "ConfirmScreen": ["confirm"], "ReposScreen": ["repos"],
+              "ReviseScreen": ["revise"], "ErrorModal": ["error"]}
+HELP_CLOSES = "Esc, ? or q closes this screen."  # help's own keys (HelpScreen), on each part's
+HELP_NEEDLES = {  # each in the part whose help draws it
+    "tabs": ("Agent view", "Time travel", "History", "Theme", "Quit", "command palette",
+             "Changes tab", HELP_CLOSES),
+    "detail and forms": ("Older version", HELP_CLOSES),
+    "modals": (HELP_CLOSES,),
+}
+
+
+async def _help_on_tabs(pilot, seen: dict[str, str]) -> None:
+    for tab in "12345":
+        await pilot.press(tab)
         await settle(pilot)
-        for tab in "12345":
-            await pilot.press(tab)
-            await settle(pilot)
-            seen[f"tab {tab}"] = await read_help(pilot)
-        await pilot.press("1", "slash")  # in the search box ? is typed: F1 opens help
-        await settle(pilot)
-        seen["search"] = await read_help(pilot, key="f1")
-        app.screen.query_one("#results").focus()
+        seen[f"tab {tab}"] = await read_help(pilot)
+    await pilot.press("1", "slash")  # in the search box ? is typed: F1 opens help
+    await settle(pilot)
+    seen["search"] = await read_help(pilot, key="f1")
+
+
+async def _help_on_modals(pilot, seen: dict[str, str], names: tuple[str, ...]) -> None:
+    app = pilot.app
+    app.screen.query_one("#results").focus()  # as after the tabs part: the keys act on a fact
+    if "detail" in names:
         await pilot.press("enter")  # the highlighted fact's detail
         await settle(pilot)
         assert isinstance(app.screen, FactDetailScreen)
         seen["detail"] = await read_help(pilot)
         await pilot.press("escape")
         await settle(pilot)
-        for name, keys in (("new fact", ["n"]), ("time travel", ["t"]), ("theme", ["ctrl+t"]),
-                           ("confirm", ["delete"]), ("repos", ["4", "g"]), ("revise", ["4", "e"])):
-            await pilot.press(*keys)
+    for name, keys in (("new fact", ["n"]), ("time travel", ["t"]), ("theme", ["ctrl+t"]),
+                       ("confirm", ["delete"]), ("repos", ["4", "g"]), ("revise", ["4", "e"])):
+        if name not in names:
+            continue
+        await pilot.press(*keys)
+        await settle(pilot)
+        assert app.screen.is_modal, name
+        if name == "repos":  # from the box that adds a repo to the list, where x removes
+            await pilot.press("shift+tab")
             await settle(pilot)
-            assert app.screen.is_modal, name
-            if name == "repos":  # from the box that adds a repo to the list, where x removes
-                await pilot.press("shift+tab")
-                await settle(pilot)
-            if name == "new fact":  # Ctrl+O works (and shows) while the text resembles a fact
-                await type_text(pilot, "bulk")
-                app.screen.query_one("#form-fact").focus()
-                await type_text(pilot, "Bulk fact number 3 about widgets and gadgets")
-                for _ in range(200):
-                    await pilot.pause(0.02)
-                    if app.screen.query_one("#form-nudge", Static).render().plain.strip():
-                        break
-                await settle(pilot)
-            seen[name] = await read_help(pilot, palette=True)
-            await pilot.press("escape")
+        if name == "new fact":  # Ctrl+O works (and shows) while the text resembles a fact
+            await type_text(pilot, "bulk")
+            app.screen.query_one("#form-fact").focus()
+            await type_text(pilot, "Bulk fact number 3 about widgets and gadgets")
+            for _ in range(200):
+                await pilot.pause(0.02)
+                if app.screen.query_one("#form-nudge", Static).render().plain.strip():
+                    break
             await settle(pilot)
-            assert isinstance(app.screen, MainScreen), name
+        seen[name] = await read_help(pilot, palette=True)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen), name
+    if "error" in names:
         app.report_error(RuntimeError("boom"))  # what a failed worker does
         await settle(pilot)
         assert isinstance(app.screen, ErrorModal)
@@ -582,25 +605,39 @@ async def test_help_lists_every_key(sample, config_dir):
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
 
+
+@pytest.mark.parametrize("part", list(HELP_PARTS))
+async def test_help_lists_every_key(sample, config_dir, part):
+    """Every key the app answers to is documented in help, read from the live bindings where
+    it works (#22: no hand-kept list): on each tab of the main screen (its keys under "Here",
+    every other tab's after them), on the fact detail, and on each form and modal, whose
+    help (from the command palette) shows that modal's keys. In three parts, each on its own
+    app (the tabs; the detail and the forms; the other modals), so they run side by side."""
+    store, info = sample
+    app = make_app(store, config_dir)
+    places = HELP_PARTS[part]
+    seen: dict[str, str] = {}  # where help was opened → what it drew
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        if part == "tabs":
+            await _help_on_tabs(pilot, seen)
+        else:
+            await _help_on_modals(pilot, seen, places)
+    assert sorted(seen) == sorted(places)
+
     keys = classes_with_keys()
-    where = {"MemharnessApp": ["tab 1"], "MainScreen": ["tab 2"], "ResultsTable": ["tab 1"],
-             "RecallPane": ["tab 1", "search", "tab 2"], "SubjectsPane": ["tab 2"], "DiffPane": ["tab 3"],
-             "StalenessDashboard": ["tab 4"], "FlaggedPanel": ["tab 4"], "HygienePane": ["tab 5"],
-             "FactDetailScreen": ["detail"], "FactFormScreen": ["new fact"],
-             "TimeTravelModal": ["time travel"], "ThemePicker": ["theme"],
-             "ConfirmScreen": ["confirm"], "ReposScreen": ["repos"], "ReviseScreen": ["revise"],
-             "ErrorModal": ["error"]}
     # (On the search box, Textual's own "down" (scroll) is live and gives way to the Recall
     # tab's "down: to results" when it has nothing to scroll: help on another tab lists it.)
-    for name, opened in where.items():
-        text = "\n".join(seen[o] for o in opened)
-        assert missing(text, keys[name]) == [], (name, opened)
-    for tab, other in (("1", "SubjectsPane"), ("2", "StalenessDashboard"), ("4", "RecallPane")):
-        text = seen[f"tab {tab}"]  # another tab's keys, after "The other tabs"
-        assert missing(text[text.index("The other tabs"):], keys[other]) == [], (tab, other)
+    for name, opened in HELP_WHERE.items():
+        if opened[0] in places:
+            text = "\n".join(seen[o] for o in opened)
+            assert missing(text, keys[name]) == [], (name, opened)
+    if part == "tabs":
+        for tab, other in (("1", "SubjectsPane"), ("2", "StalenessDashboard"), ("4", "RecallPane")):
+            text = seen[f"tab {tab}"]  # another tab's keys, after "The other tabs"
+            assert missing(text[text.index("The other tabs"):], keys[other]) == [], (tab, other)
     everything = "\n".join(seen.values())
-    for needle in ("Agent view", "Time travel", "History", "Older version", "Theme", "Quit",
-                   "command palette", "Changes tab", "Esc, ? or q closes this screen."):
+    for needle in HELP_NEEDLES[part]:
         assert needle in everything, needle
 
 
@@ -611,7 +648,8 @@ async def test_command_palette_opens_a_fact_by_id(sample, config_dir):
         await settle(pilot)
         await pilot.press("ctrl+p")
         await settle(pilot)
-        await pilot.press(*f"#{info.stale}")
+        post_keys(pilot, f"#{info.stale}")  # one burst: the palette searches once, not per key
+        await drain(pilot)
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(pilot)
@@ -625,7 +663,8 @@ async def test_command_palette_has_app_commands(sample, config_dir):
         await settle(pilot)
         await pilot.press("ctrl+p")
         await settle(pilot)
-        await pilot.press(*"go to changes")
+        post_keys(pilot, "go to changes")  # one burst: the palette searches once, not per key
+        await drain(pilot)
         await pilot.pause(0.3)
         await pilot.press("enter")
         await settle(pilot)

@@ -7,7 +7,7 @@ from textual.widgets import DataTable, Input, Static, TextArea
 
 from memharness_tui.tui.screens.fact_form import NewFactScreen
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, type_text
 
 
 def error_of(form, name: str) -> str:
@@ -28,7 +28,7 @@ async def test_the_new_fact_form_starts_at_its_first_empty_field(sample, config_
         await settle(pilot)
         form = await open_form(app, pilot, subject="auth")  # the subject comes filled in
         assert app.focused is form.query_one("#form-fact", TextArea)
-        await pilot.press(*"Tokens rotate daily")
+        await type_text(pilot, "Tokens rotate daily")
         assert form.value("fact") == "Tokens rotate daily" and form.value("subject") == "auth"
         await pilot.press("escape")
         await settle(pilot)
@@ -48,8 +48,7 @@ async def test_an_inline_error_goes_as_soon_as_its_field_is_valid(sample, config
         assert "subject must not be empty" in error_of(form, "subject")
         assert "fact must not be empty" in error_of(form, "fact")
         assert error_of(form, "confidence")
-        await pilot.press(*"ops")  # focus is on the subject
-        await settle(pilot)
+        await type_text(pilot, "ops")  # focus is on the subject
         assert error_of(form, "subject") == "" and "subject" not in form.errors
         assert form.query_one("#err-subject").has_class("-empty")
         assert error_of(form, "fact")  # the others stay until fixed

@@ -6,7 +6,7 @@ from textual.widgets import Input
 
 from memharness_tui.tui.widgets.results_table import ResultsTable
 
-from .conftest import make_app, settle
+from .conftest import make_app, press_burst, settle, type_text
 
 
 async def test_a_long_query_scrolls_the_search_box_to_its_cursor(sample, config_dir):
@@ -41,12 +41,10 @@ async def test_the_results_scrollbar_follows_the_row_count(sample, config_dir):
         assert table.scrollable_content_region.height == table.container_size.height
         box = app.screen.query_one("#search", Input)
         box.focus()
-        await pilot.press(*"sessions")
-        await settle(pilot)
+        await type_text(pilot, "sessions")
         assert table.row_count == 1 and table.virtual_size.height == 2
         assert not table.show_vertical_scrollbar and table.max_scroll_y == 0
-        await pilot.press(*["backspace"] * len("sessions"))
-        await settle(pilot)
+        await press_burst(pilot, *["backspace"] * len("sessions"))
         assert table.row_count == rows and table.show_vertical_scrollbar
         await pilot.press("down", "end")  # to the table, then its last row: scrolled to it
         await settle(pilot)
@@ -68,8 +66,7 @@ async def test_the_main_screen_paints_at_its_own_frame_rate(sample, config_dir):
         assert timer._interval == 1 / FRAME_RATE > 0
         box = app.screen.query_one("#search", Input)
         box.focus()
-        await pilot.press(*"sessions")  # frames still come: the typed query's results show
-        await settle(pilot)
+        await type_text(pilot, "sessions")  # frames still come: the typed query's results show
         assert app.screen.query_one("#results", ResultsTable).row_count == 1
 
 

@@ -15,7 +15,7 @@ from memharness_tui.store import Store
 from memharness_tui.tui.state import SessionNews
 from memharness_tui.tui.widgets.results_table import ResultsTable
 
-from .conftest import make_app, opener_for, settle
+from .conftest import make_app, opener_for, settle, type_text
 
 TUI = Path(__file__).resolve().parents[2] / "memharness_tui" / "tui"
 
@@ -117,8 +117,7 @@ async def test_another_process_writes_appear_live(sample, config_dir):
         await settle(pilot)
         box = app.screen.query_one("#search", Input)
         box.focus()
-        await pilot.press(*"widgets")
-        await settle(pilot)
+        await type_text(pilot, "widgets")
         table = app.screen.query_one("#results", ResultsTable)
         table.focus()
         await pilot.press("down", "down")

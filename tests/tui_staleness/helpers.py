@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
+import dataclasses
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +58,25 @@ class Shop:
 
 
 def build_repo(path: Path) -> Shop:
-    """c1 adds five files; c2 changes auth.py; c3 changes config.py and deletes legacy.py."""
+    """c1 adds five files; c2 changes auth.py; c3 changes config.py and deletes legacy.py.
+
+    Built with git once per test process (10 git commands, ~70 ms) and copied for each test
+    after (#25): the fixed identity and dates make the same commits every time, and each
+    test gets its own copy to commit to."""
+    global _repo_template, _repo_dir
+    if _repo_template is None:
+        _repo_dir = tempfile.TemporaryDirectory(prefix="memharness-shop-")
+        atexit.register(_repo_dir.cleanup)  # removed as the process ends, without a warning
+        _repo_template = _build_repo(Path(_repo_dir.name) / "shop")
+    shutil.copytree(_repo_template.path, path, symlinks=True)
+    return dataclasses.replace(_repo_template, path=path)
+
+
+_repo_template: Shop | None = None
+_repo_dir: tempfile.TemporaryDirectory[str] | None = None
+
+
+def _build_repo(path: Path) -> Shop:
     path.mkdir(parents=True)
     git(path, "init", "-q")
     c1 = commit(path, "c1", "2026-09-01T09:00:00Z", {

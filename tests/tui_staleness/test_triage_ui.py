@@ -17,6 +17,7 @@ from memharness_tui.tui.screens.revise import ReviseScreen
 from memharness_tui.tui.services.store import AGENTS
 from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 
+from ..tui.conftest import type_text
 from .conftest import Env, Stepper, drift_settled, ready, settle
 from .helpers import UNKNOWN, commit, git, rows
 from .screen_i22 import triage_said, triage_toasts
@@ -256,7 +257,8 @@ async def test_every_flagged_fact_is_in_the_table_and_mark_all_counts_them(many:
         await pilot.press("m")
         assert dash.panel.marked == set()
         await pilot.press("f")
-        await pilot.press(*"bulk-a", "enter")
+        await type_text(pilot, "bulk-a")
+        await pilot.press("enter")
         await settle(pilot)
         assert len(dash.panel.shown) == 175
         await pilot.press("a")  # every row the filter matches, not only those on screen

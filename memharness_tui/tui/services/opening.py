@@ -2,14 +2,17 @@
 
 The opening (empty-query) recall is sent when the app loads — or was sent by the command line
 before Textual was imported (``app_early``) — and the Recall pane takes its results; the main
-screen builds the filters and the other tabs once it has finished. The app holds one
-:class:`OpeningRecall` as ``app.opening``.
+screen builds the filters and the other tabs once it has finished. On a large store the same
+DB-thread call first ranks the newest rows (``OPENING_FIRST_SCREEN_ABOVE``): the pane shows
+that first screen, labelled "not yet exact", when the exact list is not back yet as the screen
+is built. The app holds one :class:`OpeningRecall` as ``app.opening``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from typing import Any
 
 from memharness_tui.tui import gc_policy
@@ -27,12 +30,21 @@ class OpeningRecall:
         self._sent: asyncio.Future[Any] | None = None
         self._query: RecallQuery | None = None
         self._sent_at = 0
+        self._quick: asyncio.Future[Any] | None = None
 
-    def start(self, as_of: str | None) -> None:
+    def start(self, as_of: str | None,
+              early: tuple[RecallQuery, Future[Any]] | None = None) -> None:
         """Ask the DB thread for the Recall tab's opening results now, so the query runs
-        while the main screen is composed and mounted instead of after it."""
+        while the main screen is composed and mounted instead of after it. ``early``: the
+        command line's opening query, already sent, and its first screen's future."""
         query = RecallQuery(as_of=as_of)
-        first = asyncio.ensure_future(self._service.recalls.recall(query))
+        quick = self._quick = asyncio.get_running_loop().create_future()
+        recalls = self._service.recalls
+        if early is not None and early[0] == query:  # joins the adopted early recall
+            early[1].add_done_callback(lambda f: _copy_soon(f, quick))
+            first = asyncio.ensure_future(recalls.recall(query))
+        else:
+            first = asyncio.ensure_future(recalls.opening(query, quick))
         # A failure is reported by whoever awaits it (the pane); unclaimed, it is dropped.
         first.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         self._recall, self._query = first, query
@@ -60,6 +72,15 @@ class OpeningRecall:
         self._recall = None
         return first.result()
 
+    def first_screen(self, query: RecallQuery) -> Any | None:
+        """The opening recall's first screen (not yet exact) if it has arrived, the exact
+        results have not, and ``query`` is what was sent; else None."""
+        quick = self._quick
+        if (quick is None or not quick.done() or quick.cancelled() or query != self._query
+                or self._revision() != self._sent_at or self._recall is None):
+            return None
+        return quick.result()
+
     def shown(self) -> None:
         """The Recall pane's opening results are painted (or failed): start-up is over."""
         gc_policy.resume()
@@ -80,3 +101,14 @@ class OpeningRecall:
         """The app is closing: drop results nobody took."""
         if self._recall is not None:
             self._recall.cancel()
+        if self._quick is not None:
+            self._quick.cancel()
+
+
+def _copy_soon(done: Future[Any], into: asyncio.Future[Any]) -> None:
+    """A first screen from the DB thread into the loop's future (once, unless cancelled)."""
+    if done.cancelled() or done.exception() is not None:
+        return
+    loop = into.get_loop()
+    result = done.result()
+    loop.call_soon_threadsafe(lambda: None if into.done() else into.set_result(result))

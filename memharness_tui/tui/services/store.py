@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from memharness_tui.tui.services import git
 from memharness_tui.tui.services.gateway import StoreGateway, StoreInfo
 from memharness_tui.tui.services.git import Judged
+from memharness_tui.tui.services.header_counts import CountsListener, HeaderCounts
 from memharness_tui.tui.services.protocol import StoreProtocol
 from memharness_tui.tui.services.recalls import RecallQuery, Recalls
 
@@ -163,12 +164,11 @@ class StoreService:
         self._seen_version: int | None = None  # as last told to the poll
         self._told_at = 0.0
         self._path: str | None = None  # of the store open now (``open``)
-        self._changes = 0  # moves at every write seen (ours, or another connection's commit)
-        self._counting: tuple[int, asyncio.Future[StoreCounts]] | None = None  # (at, in flight)
+        self._counts = HeaderCounts(gateway, lambda: self._path)  # counted ahead of the panes
 
     def _written(self, reasons: Mapping[int, str] | None = None) -> None:
         self.recalls.forget()  # a recall in flight may predate this write: never share it
-        self._changes += 1  # nor a count
+        self._counts.written()  # nor a count
         if self.on_write is not None:
             self.on_write(dict(reasons or {}))
 
@@ -177,8 +177,7 @@ class StoreService:
         self._written()
 
     def close(self) -> None:
-        if self._counting is not None:
-            self._counting[1].cancel()
+        self._counts.close()
         self._gw.close()
 
     # ----- lifecycle and housekeeping ---------------------------------------------------
@@ -204,7 +203,8 @@ class StoreService:
         has let go of the old file — see :meth:`reopen`.
 
         Returns the version as last told: a change within ``TELL_AT_MOST_EVERY`` of the last
-        one told is told at a later poll (a change after a quiet spell, at once)."""
+        one told is told at a later poll (a change after a quiet spell, at once). The header's
+        counts follow every change sooner (``follow_counts``)."""
         def poll(s: StoreProtocol) -> int:
             check = getattr(s, "check_file", None)
             if check is not None:
@@ -218,22 +218,18 @@ class StoreService:
         self.recalls.forget()  # another process wrote: later recalls start afresh
         now = time.monotonic()
         if seen is not None and now - self._told_at < TELL_AT_MOST_EVERY:
+            self._counts.untold(version)  # the header may hear of it now
             return seen  # a burst of commits (a pass writing): told at the next poll due
         self._seen_version, self._told_at = version, now
         if seen is not None:
-            self._count_ahead()
+            self._counts.count(version)  # ahead of the panes' reloads (header_counts.py)
         return version
 
-    def _count_ahead(self) -> None:
-        """Another connection committed: recount the header now, on the scan thread, before
-        the panes' reloads send their searches (a count asked for after them waited for them:
-        ~0.4 s of the 1M store's empty query). The header's ``counts()`` joins this one."""
-        self._changes += 1
-        if self._counting is not None and not self._counting[1].done():
-            return  # one at a time (a pass writing): the header's own count follows it
-        ahead = asyncio.ensure_future(self._gw.call_scan(_counts, after_searches=False))
-        ahead.add_done_callback(lambda f: None if f.cancelled() else f.exception())
-        self._counting = (self._changes, ahead)
+    def follow_counts(self, listener: CountsListener) -> Callable[[], None]:
+        """Tell ``listener`` the header counts after every commit another connection makes,
+        also those the panes hear of later (``header_counts.py``); returns the call that
+        stops it."""
+        return self._counts.follow(listener)
 
     async def reopen(self) -> tuple[StoreInfo, str | None]:
         """Open the path again (the file there now), and tell every pane to reload."""
@@ -251,11 +247,11 @@ class StoreService:
         """The header counts; while a recount started at another connection's commit runs
         (and nothing was written since), that one. Once it is done, the store remembers its
         answer (a cheap call), so this one does not queue behind the searches either."""
-        ahead = self._counting
-        if ahead is not None and ahead[0] == self._changes:
-            if not ahead[1].done():
-                return await asyncio.shield(ahead[1])
-            if not ahead[1].cancelled() and ahead[1].exception() is None:
+        ahead = self._counts.joinable()
+        if ahead is not None:
+            if not ahead.done():
+                return await asyncio.shield(ahead)
+            if not ahead.cancelled() and ahead.exception() is None:
                 return await self._gw.call_scan(_counts, after_searches=False)
         return await self._gw.call_scan(_counts)
 

@@ -5,6 +5,8 @@ The database path is the header's subtitle (shown once, not here as well).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -25,6 +27,25 @@ class StatusStrip(Static):
     DEFAULT_CSS = tcss.rules(__file__)
 
     _shown: str | None = None
+    _unfollow: Callable[[], None] | None = None
+
+    def on_mount(self) -> None:
+        """Follow the counts after every commit by another connection (the service's
+        ``follow_counts``): a burst of commits reaches the panes twice a second at most, the
+        counts as soon as they are read."""
+        follow = getattr(getattr(self.app, "service", None), "follow_counts", None)
+        if follow is not None:
+            self._unfollow = follow(self._counted)
+
+    def on_unmount(self) -> None:
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
+
+    def _counted(self, counts: object) -> None:
+        info = getattr(self.app, "info", None)
+        if info is not None and self.is_mounted:
+            self.show(info.schema_version, counts)
 
     def _colour(self, name: str) -> str:
         """The theme's colour (ANSI ``red``/``yellow`` came out at 1.4–2:1 on a light panel)."""

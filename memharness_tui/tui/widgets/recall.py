@@ -149,7 +149,11 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         frame include them: one layout instead of the empty table's and then the results'."""
         params = self.current_params()
         result = self.mapp.opening.result(params)
-        if result is None:
+        if result is None:  # a large store's first screen, labelled, while the exact one runs
+            quick = self.mapp.opening.first_screen(params)
+            if quick is not None:
+                self.params = params
+                self._show(params, quick, False)
             return False
         self.params = params
         self._show(params, result, False)

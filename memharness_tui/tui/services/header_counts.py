@@ -1,0 +1,167 @@
+"""The header's counts after another connection's commits: counted ahead of the panes.
+
+``StoreService``'s poll tells the panes of a burst of commits at most twice a second; the
+header's counts cost a few ms at 1M rows (``store/current_ledger.py``), so they follow every
+commit sooner. A count runs on the scan thread without waiting for searches, one at a time
+(a commit during it: once more after it), and the header's own ``counts()`` call joins it.
+
+Commits are seen in the wal-index header (``store/wal_pages.py``), read every ``WATCH_EVERY``
+on the event loop (~0.1 ms), not by the poll: after a tell the poll waits on the DB thread
+behind the panes' searches (~0.2 s at 1M rows). Where it cannot be read (no WAL, not Linux),
+the poll's commits are counted instead (``untold``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from memharness_tui.tui.services.gateway import StoreGateway
+from memharness_tui.tui.services.protocol import StoreProtocol
+
+if TYPE_CHECKING:
+    from memharness_tui.store.types import StoreCounts
+
+COUNT_AT_MOST_EVERY = 0.1
+"""Seconds: a commit the panes hear of later is counted for the header at once, but at most
+this often, and with at least ``COUNT_SHARE`` times the last count's own time between two (a
+full read of 1M rows, ~0.3 s: not before 1.5 s — the tell comes first)."""
+
+COUNT_SHARE = 5
+"""A count the panes did not ask for uses at most 1/``COUNT_SHARE`` of a core."""
+
+WATCH_EVERY = 0.05
+"""Seconds between two reads of the wal-index header (while someone follows the counts)."""
+
+CountsListener = Callable[["StoreCounts"], None]
+"""Told the header counts after each commit by another connection (``follow``)."""
+
+
+def _counts(s: StoreProtocol) -> StoreCounts:
+    return s.counts()
+
+
+class HeaderCounts:
+    """The counts ahead (``count``), the one a header may join (``joinable``), and the
+    listeners that follow every commit (``follow``)."""
+
+    def __init__(self, gateway: StoreGateway, path: Callable[[], str | None]) -> None:
+        self._gw = gateway
+        self._path = path  # the open store's, once open
+        self._changes = 0  # moves at every write seen (ours, or another connection's commit)
+        self._counting: tuple[int, asyncio.Future[StoreCounts]] | None = None  # (at, in flight)
+        self._again = False  # a commit seen while a count ran: count once more after it
+        self._version: int | None = None  # the data_version last counted (``untold``)
+        self._mark: object | None = None  # the wal-index when the last count started
+        self._at = 0.0  # when the last count started, and how long it ran
+        self._took = 0.0
+        self._listeners: list[CountsListener] = []
+        self._told: StoreCounts | None = None  # as last told to them
+        self._watch: asyncio.Future[None] | None = None
+        self._watching = False  # the wal-index can be read (a WAL file, on Linux)
+
+    def written(self) -> None:
+        """A write was made: a count started before it is no answer any more."""
+        self._changes += 1
+
+    def close(self) -> None:
+        if self._counting is not None:
+            self._counting[1].cancel()
+        if self._watch is not None:
+            self._watch.cancel()
+
+    def joinable(self) -> asyncio.Future[StoreCounts] | None:
+        """The count started after the last write seen, if any (done or in flight)."""
+        ahead = self._counting
+        return ahead[1] if ahead is not None and ahead[0] == self._changes else None
+
+    def count(self, version: int | None = None) -> None:
+        """Another connection committed (told to the panes at ``version``): count now, on the
+        scan thread, before the panes' reloads send their searches (a count asked for after
+        them waited for them: ~0.4 s of the 1M store's empty query)."""
+        if version is not None:
+            self._version = version
+        self._changes += 1
+        if self._counting is not None and not self._counting[1].done():
+            self._again = True  # one at a time (a pass writing): once more after it
+            return
+        self._start()
+
+    def untold(self, version: int) -> None:
+        """The poll saw a commit the panes hear of later: counted now where no wal-index is
+        watched (there the watch has seen it), once, while counting is cheap."""
+        if not self._watching and version != self._version and self._may_count():
+            self.count(version)
+
+    def _may_count(self) -> bool:
+        return time.monotonic() - self._at >= max(COUNT_AT_MOST_EVERY, COUNT_SHARE * self._took)
+
+    def _start(self) -> None:
+        self._again = False
+        self._at = time.monotonic()
+        self._mark = self._wal_mark()
+
+        def count(s: StoreProtocol) -> StoreCounts:
+            started = time.perf_counter()
+            try:
+                return s.counts()
+            finally:  # its own time, not the wait for the scan thread
+                self._took = time.perf_counter() - started
+
+        ahead = asyncio.ensure_future(self._gw.call_scan(count, after_searches=False))
+        ahead.add_done_callback(self._counted)
+        self._counting = (self._changes, ahead)
+
+    def _counted(self, ahead: asyncio.Future[StoreCounts]) -> None:
+        if ahead.cancelled() or ahead.exception() is not None:
+            return
+        counts = ahead.result()
+        if counts != self._told:
+            self._told = counts
+            for listener in list(self._listeners):
+                listener(counts)
+        if self._again and not getattr(self._gw, "closed", False):
+            self._start()
+
+    def follow(self, listener: CountsListener) -> Callable[[], None]:
+        """Tell ``listener`` the counts after every commit; returns the call that stops it."""
+        self._listeners.append(listener)
+        if self._watch is None:
+            self._watch = asyncio.ensure_future(self._watch_commits())
+
+        def stop() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+            if not self._listeners and self._watch is not None:
+                self._watch.cancel()
+                self._watch = None
+
+        return stop
+
+    def _wal_mark(self) -> object | None:
+        """Where the write-ahead log stands (it moves at every commit), or None."""
+        path = self._path()
+        if path is None:
+            return None
+        from memharness_tui.store import wal_pages
+
+        return wal_pages.mark_now(path)
+
+    async def _watch_commits(self) -> None:
+        while not getattr(self._gw, "closed", False):
+            await asyncio.sleep(WATCH_EVERY)
+            try:
+                mark = self._wal_mark()
+            except Exception:  # noqa: BLE001 - the poll still tells every commit
+                mark = None
+            self._watching = mark is not None
+            if mark is None:
+                continue
+            if self._counting is not None and not self._counting[1].done():
+                continue  # a count runs: a commit after its start is counted after it
+            if self._mark is None:
+                self._mark = mark  # where the header's first count stood, or after
+            elif mark != self._mark and self._may_count():
+                self.count()
