@@ -385,9 +385,9 @@ class _Child:
 
 def warm_up() -> None:
     """Import what every pass needs, while the app is still busy elsewhere: the pass's
-    modules, and what a store's first open loads on the way — sqlite-vec's package, which
-    brings numpy (~0.1 s, else paid by the first precheck, before the pass can start), and
-    the cache folder's paths (where a file's open reads the damage record)."""
+    modules, and whatever a store's first open loads on the way (the cache folder's paths,
+    where a file's open reads the damage record; the connection's own setup), so the first
+    precheck pays none of it between the start key and the pass."""
     for name in ("runner", "precheck"):
         importlib.import_module(f"{__package__}.{name}")
     importlib.import_module("memharness_tui.store.types")

@@ -1,6 +1,7 @@
 """The pass process (issue #26): it imports, while it waits for its first request, everything
-the precheck and the pass then need — a store's first open loads sqlite-vec's package (numpy
-with it, ~0.1 s), which else lands between the start key and the pass's first batch; and it
+the precheck and the pass then need — what a store's first open loads (before main's
+vector_ext change, sqlite-vec's package and numpy: ~0.1 s) else lands between the start key
+and the pass's first batch; and it
 starts once the tab's list has loaded and been painted (its imports would take from that
 first load, which on a large store is what the person waits for), or at once for a pass
 asked for before then."""
