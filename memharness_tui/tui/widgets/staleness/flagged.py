@@ -7,6 +7,7 @@ banner says)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
 
 VERDICT_FILTERS = (None, "stale", "unresolved")
+_fact_id = attrgetter("id")
 SORTS = ("id", "triage")
 #: the triage column: outcome → (label, theme colour name, fallback colour)
 TRIAGE_LOOK = {
@@ -241,7 +243,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self.flagged_total = total
         if self.marked:
             self.marked &= {f.id for f in facts}
-        width = len(str(max((f.id for f in facts), default=0)))
+        width = len(str(max(map(_fact_id, facts), default=0)))
         if width != self._id_width:
             self._id_width = width
             self.table.columns = flagged_columns(width)

@@ -152,6 +152,7 @@ class PassFollower:
         self._ahead_timer: Timer | None = None
         self._prepared: list[Prepared | None] = []
         self._then: Callable[[], None] | None = None  # after the list's load (look_ahead)
+        self._listed: tuple[list[Fact], dict[int, Fact]] = ([], {})  # _show's last list, by id
 
     @property
     def _revision(self) -> int:
@@ -358,7 +359,9 @@ class PassFollower:
             return
         if not again:
             self.rows.shown.extend(verdicts)
-        by_id = {f.id: f for f in panel.flagged}
+        listed, by_id = self._listed  # the list as this drew it last (not rebuilt per batch)
+        if listed is not panel.flagged:  # a load (or anything else) replaced it since
+            by_id = {f.id: f for f in panel.flagged}
         old = panel.rows
         rows = dict(old)
         flagged = {i: f for i, f in news.items() if f is not None}
@@ -377,4 +380,5 @@ class PassFollower:
         rows.update(infos)
         panel.rows = rows
         facts = [by_id[i] for i in sorted(by_id)]
+        self._listed = (facts, by_id)
         panel._take(facts, len(facts))
