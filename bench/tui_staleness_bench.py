@@ -11,9 +11,11 @@ are settled — the pass's summary shown, the header's counts, the flagged list'
 git says about each (its reason and repo) no longer changing, no load of the list pending.
 That moment is the last change seen while polling every few ms (the poll goes on until 1.5 s
 pass without a change and no load is pending or running). Its ratio to the headless pass on
-the same store, in the same child process, is the issue's row. Each side (``--base`` commit,
-this checkout; ``bench/compare.py``) runs in its own children, interleaved, and the table
-prints medians and ratios between sides.
+the same store, in the same child process, is the issue's row; the CPU each process used
+during the pass (the app's includes this bench's own key presses and polls) says what the
+app's side takes from the pass on a busy machine, where wall times swing. Each side
+(``--base`` commit, this checkout; ``bench/compare.py``) runs in its own children,
+interleaved, and the table prints medians and ratios between sides.
 
     .venv/bin/python bench/tui_staleness_bench.py [--facts 10000] [--batch 200] [--rounds 2]
 """
@@ -99,7 +101,7 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
             key.set_sender(app)
             app._driver.send_message(key)  # type: ignore[union-attr]
 
-        t0 = time.perf_counter()
+        t0, cpu0, child0 = time.perf_counter(), time.process_time(), _child_cpu(dash)
         send_key("s")  # not pilot.press: it waits for a quiet app, i.e. the whole pass
         while dash.state is None:
             await asyncio.sleep(0.001)
@@ -111,6 +113,8 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
             await asyncio.sleep(probe_every)
         t_done = time.perf_counter()
         t_pass = t_done - t0
+        cpu_app, child1 = time.process_time() - cpu0, _child_cpu(dash)
+        cpu_child = child1 - child0 if child0 is not None and child1 is not None else None
         n_during = len(sent)
         summary = dash.state.spass.report.summary_line()  # the pass's own report, as headless
         panel = dash.panel
@@ -145,9 +149,22 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float) -> di
         flagged = len(panel.flagged)
         to_handler = [(r - s) * 1000 for s, r in zip(sent, reached, strict=False)]
         during, after = to_handler[:n_during], to_handler[n_during:]
-    return {"pass_s": t_pass, "events": shown[0], "summary": summary, "during": during,
+    return {"pass_s": t_pass, "cpu_app": cpu_app, "cpu_child": cpu_child,
+            "events": shown[0], "summary": summary, "during": during,
             "after": after, "settled_s": t_settled - t0, "reload_s": t_settled - t_done,
             "flagged": flagged}
+
+
+def _child_cpu(dash: object) -> float | None:
+    """CPU seconds the pass process has used so far (Linux ``/proc``; None elsewhere, or
+    where the app keeps it under another name)."""
+    try:
+        pid = dash.controller.worker._proc.pid  # type: ignore[attr-defined]
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except Exception:  # noqa: BLE001 - a bench's extra row: no number rather than no run
+        return None
 
 
 def child(job: dict) -> None:
@@ -168,7 +185,8 @@ def child(job: dict) -> None:
         emit({"headless_s": headless.elapsed, "app_s": r["pass_s"],
               "ratio": r["pass_s"] / headless.elapsed, "reload_s": r["reload_s"],
               "settled_s": r["settled_s"], "waited": r["settled_s"] / headless.elapsed,
-              "flagged": r["flagged"],
+              "flagged": r["flagged"], "cpu_app": r["cpu_app"],
+              "cpu_child": r["cpu_child"] if r["cpu_child"] is not None else float("nan"),
               "events": r["events"], "key_p50": statistics.median(during),
               "key_p95": _pct(during, 95), "key_max": max(during),
               "summary": str(r["summary"]), "headless_summary": headless.summary_line()})
@@ -212,6 +230,8 @@ def main() -> None:
             ("start key → counts and flagged list settled", "settled_s", "s"),
             ("  of which after the pass ended", "reload_s", "s"),
             ("settled / headless pass, same child (the #26 row)", "waited", "x"),
+            ("CPU of the app's process, start key → pass ended", "cpu_app", "s"),
+            ("CPU of the pass process, start key → pass ended", "cpu_child", "s"),
             ("progress events shown", "events", "n"),
             ("key → handler during the pass, p50", "key_p50", "ms"),
             ("key → handler during the pass, p95", "key_p95", "ms"),

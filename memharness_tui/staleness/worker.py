@@ -383,14 +383,25 @@ class _Child:
                 self.cancelled.discard(run)
 
 
-def main() -> None:
-    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints never reach the pipe
-    # what every pass needs, imported while the app is still busy elsewhere
+def warm_up() -> None:
+    """Import what every pass needs, while the app is still busy elsewhere: the pass's
+    modules, and whatever a store's first open loads on the way (the cache folder's paths,
+    where a file's open reads the damage record; the connection's own setup), so the first
+    precheck pays none of it between the start key and the pass."""
     for name in ("runner", "precheck"):
         importlib.import_module(f"{__package__}.{name}")
     importlib.import_module("memharness_tui.store.types")
+    importlib.import_module("memharness_tui.paths")
+    from memharness_tui.store import Store
 
+    with contextlib.suppress(Exception):  # a warm-up only: the pass reports its own store's
+        Store.open(":memory:").close()  # a connection, as a file's (an empty file opens none)
+
+
+def main() -> None:
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # stray prints never reach the pipe
+    warm_up()
     _Child(sys.stdin.buffer, out).serve()
 
 

@@ -134,13 +134,15 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     def on_mount(self) -> None:
         self.watch(self, "repos", self.follow.repos_changed, init=False)  # follow the new list
+        self.controller.prepare_batch = self.panel.follower.prepare  # the list's work, as it comes
         self.log_line(Text("s start a pass · Enter revise · Space mark, then y still true / "
                            "w downgrade · ? all keys", style="dim"))
 
     def on_show(self) -> None:
         opts = self.options
         if opts.clock is None and opts.throttle is None:  # a test's pass stays in-process
-            self.controller.warm()  # the pass process imports while the tab is looked at
+            # once the list is shown: the pass process imports, the pass's rows are read
+            self.panel.follower.look_ahead(then=self.controller.warm)
 
     def on_unmount(self) -> None:
         self.controller.close()
@@ -258,13 +260,12 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     def apply(self, st: PassState, ev: PassProgress) -> None:
         """Show one progress event (and every verdict buffered since the last one)."""
-        verdicts = st.take()
+        verdicts, prepared = st.take_prepared()
         st.last = ev
         self.controller.elapsed(st)
         if verdicts:
             self.post_message(SessionNews(reasons={v.fact_id: v.reason for v in verdicts}))
-            self.panel.from_pass.learn(verdicts)
-            self.panel.follower.wrote(verdicts)  # committed: the list takes them in
+            self.panel.follower.batch(verdicts, prepared)  # committed: the list takes them in
         self.query_one(VerdictLog).verdicts(verdicts, len(self.repos) > 1)
         counters = self.query_one(PassCounters)
         counters.progress(st, ev)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.widget import Widget
@@ -88,6 +88,7 @@ class PassState:
     started: float
     check_only: bool
     buffer: list[Verdict] = field(default_factory=list)
+    prepared: list[Any] = field(default_factory=list)  # per batch kept: ``prepare``'s
     lock: threading.Lock = field(default_factory=threading.Lock)
     last: PassProgress | None = None
     elapsed: float = 0.0
@@ -97,13 +98,20 @@ class PassState:
 
     def take(self) -> list[Verdict]:
         """The verdicts buffered since the last call (thread-safe)."""
+        return self.take_prepared()[0]
+
+    def take_prepared(self) -> tuple[list[Verdict], list[Any]]:
+        """:meth:`take`, with what the controller's ``prepare_batch`` made of each batch kept."""
         with self.lock:
             verdicts, self.buffer = self.buffer, []
-        return verdicts
+            prepared, self.prepared = self.prepared, []
+        return verdicts, prepared
 
-    def keep(self, verdicts: list[Verdict]) -> None:
+    def keep(self, verdicts: list[Verdict], prepared: Any = None) -> None:
         with self.lock:
-            self.buffer.extend(verdicts)
+            if verdicts:
+                self.buffer.extend(verdicts)
+                self.prepared.append(prepared)
 
 
 def pass_error(exc: BaseException) -> str:
@@ -131,6 +139,9 @@ class PassController:
         self._runs = 0
         self.worker: PassWorker | None = None
         self._no_child = False  # the pass process failed once: passes stay in-process
+        #: called in the pass's thread with each batch's verdicts: what the UI will make of
+        #: them, computed there as they arrive rather than all at once when they are shown
+        self.prepare_batch: Callable[[list[Verdict]], Any] | None = None
 
     def warm(self) -> None:
         """Start the pass process now (its imports take a few hundred ms), so a pass started
@@ -160,7 +171,10 @@ class PassController:
             worker.close()
 
     def can_use_child(self, clock: object, throttle: object) -> bool:
-        """Whether a pass with these options would run in the (warm) pass process."""
+        """Whether a pass with these options would run in the (warm) pass process — started
+        now if it was not yet (a pass asked for before the tab's list had loaded)."""
+        if self.worker is None and clock is None and throttle is None:
+            self.warm()
         return self.worker is not None and clock is None and throttle is None
 
     def precheck(self, db_path: str, repos: list[str],
@@ -234,8 +248,12 @@ class PassController:
     def events(self, st: PassState) -> Iterator[PassProgress]:
         """The pass's events, each one's verdicts already buffered (errors propagate)."""
         for event in st.spass.iter_batches():
-            st.keep(list(event.verdicts))
+            self._keep(st, list(event.verdicts))
             yield event
+
+    def _keep(self, st: PassState, verdicts: list[Verdict]) -> None:
+        prepare = self.prepare_batch
+        st.keep(verdicts, prepare(verdicts) if prepare is not None and verdicts else None)
 
     def child_events(self, st: PassState) -> Iterator[PassProgress]:
         """:meth:`events`, from the pass process (``st.spass.report`` is its report after)."""
@@ -246,7 +264,7 @@ class PassController:
         job = job_for(st.spass, prechecked=st.prechecked)
         try:
             for event in worker.events(job, st.spass):
-                st.keep(list(event.verdicts))
+                self._keep(st, list(event.verdicts))
                 yield event
         except WorkerLost as e:
             self._give_up_child()

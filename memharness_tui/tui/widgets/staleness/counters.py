@@ -30,8 +30,8 @@ class PassCounters(Vertical):
         self.idle()
 
     def _set(self, counters: Text | str, rate: Text | str, *, layout: bool = True) -> None:
-        """``layout=False`` while a pass runs: both lines have a fixed one-row box, so a
-        progress tick repaints them without laying the whole screen out again."""
+        """``layout=False`` while a pass runs and as it ends: both lines have a fixed one-row
+        box, so a progress tick repaints them without laying the whole screen out again."""
         self.query_one("#dash-counters", Static).update(counters, layout=layout)
         self.query_one("#dash-rate", Static).update(rate, layout=layout)
 
@@ -63,7 +63,7 @@ class PassCounters(Vertical):
             took.append(f" · {ev.checked / st.elapsed:,.0f} facts/s")
         if ev.cancelled:
             took.append(" · cancelled", style=f"bold {theme_color(self.app, 'warning', 'yellow')}")
-        self._set(summary, took)
+        self._set(summary, took, layout=False)  # the pass's end: no screen layout to wait for
         return summary, took
 
     def failed(self, error: str, written: bool) -> None:

@@ -7,6 +7,7 @@ banner says)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -27,7 +28,7 @@ from memharness_tui.tui.state import SessionNews, StalenessSession
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.results_table import Col
 from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
-from memharness_tui.tui.widgets.staleness.pass_rows import PassFollower
+from memharness_tui.tui.widgets.staleness.pass_rows import PassFollower, shown_now
 from memharness_tui.tui.widgets.staleness.row_analysis import (
     LazyRowAnalysis,
     PassJudgements,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
 
 VERDICT_FILTERS = (None, "stale", "unresolved")
+_fact_id = attrgetter("id")
 SORTS = ("id", "triage")
 #: the triage column: outcome → (label, theme colour name, fallback colour)
 TRIAGE_LOOK = {
@@ -187,8 +189,7 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         self.call_after_refresh(self._reload_if_shown)
 
     def _reload_if_shown(self) -> None:
-        if self._needs_load and self.is_mounted and all(
-                node.display for node in self.ancestors_with_self if hasattr(node, "display")):
+        if self._needs_load and shown_now(self):
             self.reload(judge_all=self._judge_all)
 
     def on_show(self) -> None:
@@ -240,8 +241,9 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
     def _take(self, facts: list[Any], total: int) -> None:
         self.flagged = facts
         self.flagged_total = total
-        self.marked &= {f.id for f in facts}
-        width = len(str(max((f.id for f in facts), default=0)))
+        if self.marked:
+            self.marked &= {f.id for f in facts}
+        width = len(str(max(map(_fact_id, facts), default=0)))
         if width != self._id_width:
             self._id_width = width
             self.table.columns = flagged_columns(width)
@@ -250,19 +252,8 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
     def filtered(self) -> list[Any]:
         """Every loaded fact the filters match, in the chosen order."""
         needle = self.query_one("#flagged-filter", Input).value.strip().casefold()
-        out = []
-        for f in self.flagged:
-            if self.as_of and not believed_at(f, self.as_of):
-                continue  # learned (or no longer believed) after the time-travel date
-            if self.verdict_filter and f.freshness != self.verdict_filter:
-                continue
-            if needle and needle not in f.subject.casefold():
-                continue
-            if self.repo_filter:
-                j = self.rows.get(f.id, RowInfo()).judged
-                if j is None or j.repo != self.repo_filter:
-                    continue
-            out.append(f)
+        out = matching(self.flagged, self.rows, self.as_of, self.verdict_filter, needle,
+                       self.repo_filter)
         if self.sort == "triage":
             out.sort(key=self._triage_rank)
         return out
@@ -335,7 +326,8 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
             t.append(f"  ·  believed at {self.as_of[:16]}; verdicts from the last pass",
                      style="bold")
         t.append("  ·  ", style="dim")
-        self.query_one("#dash-filters-label", Static).update(t)
+        label = self.query_one("#dash-filters-label", Static)  # as wide as its text: only a
+        label.update(t, layout=t.cell_len != label.size.width)  # new width lays the row out
 
     @on(Input.Changed, "#flagged-filter")
     def _filter_typed(self) -> None:
@@ -412,6 +404,23 @@ class FlaggedPanel(WorkerErrorsToApp, Vertical):
         """The matching facts whose triage is ``outcome`` (rows triaged so far)."""
         return [f for f in self.shown if (t := self.rows[f.id].triage) is not None
                 and t.outcome == outcome]
+
+
+def matching(facts: list[Any], rows: Mapping[int, RowInfo], as_of: str | None,
+             verdict: str | None, needle: str, repo: str | None) -> list[Any]:
+    """``facts`` the filters let through, in order: one filter at a time over the list, and
+    only those that are on (10k rows are filtered at every batch of a pass)."""
+    out = list(facts)
+    if as_of:  # learned (or no longer believed) after the time-travel date: not listed
+        out = [f for f in out if believed_at(f, as_of)]
+    if verdict:
+        out = [f for f in out if f.freshness == verdict]
+    if needle:
+        out = [f for f in out if needle in f.subject.casefold()]
+    if repo:
+        out = [f for f in out if (info := rows.get(f.id)) is not None
+               and info.judged is not None and info.judged.repo == repo]
+    return out
 
 
 def triage_cell(app: Any, info: RowInfo) -> Text:

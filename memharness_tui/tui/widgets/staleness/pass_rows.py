@@ -9,17 +9,30 @@ flagged row is read again while the pass writes, and the list is whole the momen
 of the list from the store checks it: it brings what only the store knows (``checked_at``,
 another writer's change meanwhile). A HEAD that moves, rows not read by the pass's end, a
 larger store or a load asked for meanwhile (``r``) fall back to the loads as before.
+
+Those rows are read ahead, while the tab is looked at (after the list's load, at most every
+``AHEAD_EVERY`` seconds): a pass started while nothing was written since takes them, so the
+app reads nothing while the pass process works beside it (on two cores, every read of the
+app's is time taken from the pass). A write since (the store's revision moved) reads again at
+the pass's start, as before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from textual.worker import Worker, WorkerError, WorkerState
+
 from memharness_tui.store.types import Fact
+from memharness_tui.tui.services.git import Judged
 from memharness_tui.tui.widgets.staleness.row_analysis import RowInfo
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from memharness_tui.tui.app import MemharnessApp
     from memharness_tui.tui.services.passes import Verdict, WorkItem
     from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
@@ -32,6 +45,15 @@ PASS_ROWS_MAX = 50_000
 #: seconds after a followed pass before the list is loaded from the store (the check): the
 #: header's recount after the pass's last commit gets the scan thread first
 PASS_CHECK_DELAY = 0.5
+#: seconds between two reads ahead of the believed rows (a store written to often is not read
+#: again after every write: its next pass reads its rows at its start)
+AHEAD_EVERY = 5.0
+
+
+def shown_now(widget: Any) -> bool:
+    """Mounted, and displayed along with every ancestor (its tab is the one shown)."""
+    return bool(widget.is_mounted) and all(
+        node.display for node in widget.ancestors_with_self if hasattr(node, "display"))
 
 
 def after_verdict(f: Fact, v: Verdict) -> Fact:
@@ -79,15 +101,40 @@ class PassRows:
         pending, self.pending = self.pending, []
         return pending
 
-    def changes(self, verdicts: Sequence[Verdict]) -> dict[int, Any]:
-        """id → the row as the pass wrote it (None: no longer flagged, or not read)."""
-        read = self.read or {}
+    def changes(self, verdicts: Sequence[Verdict],
+                read: dict[int, Fact] | None = None) -> dict[int, Any]:
+        """id → the row as the pass wrote it (None: no longer flagged, or not read);
+        ``read``: the rows read (default: this pass's, as they are now)."""
+        read = read if read is not None else self.read or {}
         out: dict[int, Any] = {}
         for v in verdicts:
             f = read.get(v.fact_id)
             out[v.fact_id] = after_verdict(f, v) if f is not None and v.freshness in FLAGGED \
                 else None
         return out
+
+    def prepare(self, verdicts: Sequence[Verdict]) -> Prepared:
+        """What the list makes of ``verdicts``, computed in the pass's thread as each batch
+        arrives (so the UI thread, when it shows them, only merges): thread-safe, it reads
+        the rows once read and never writes here."""
+        read, token = self.read, self.token  # this order: a stop() in between is seen
+        judged = {v[0]: Judged(v.freshness, v.reason, v.repo, v.checked_head,
+                               v.resolved is not None) for v in verdicts}
+        if read is None:
+            return Prepared(token, judged, None, None)
+        return Prepared(token, judged, self.changes(verdicts, read), read)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One batch's verdicts made ready off the UI thread: each one's ``judged`` (what
+    :class:`PassJudgements` learns) and, once the pass's rows were read (``read``, for pass
+    ``token``), ``news`` as :meth:`PassRows.changes` says (None: to be computed when shown)."""
+
+    token: int
+    judged: dict[int, Judged]
+    news: dict[int, Any] | None
+    read: dict[int, Fact] | None
 
 
 class PassFollower:
@@ -99,6 +146,71 @@ class PassFollower:
         self.rows = PassRows()
         self.checking = False  # a followed pass ended: one load soon checks the list
         self._ending: bool | None = None  # the pass ended while its rows were read (reload?)
+        self.ahead = False  # read the rows ahead (the dashboard: passes go to the pass process)
+        self._ahead: tuple[int, Worker[list[Fact] | None]] | None = None  # (revision, read)
+        self._ahead_at = -AHEAD_EVERY  # when the last read ahead started (monotonic)
+        self._ahead_timer: Timer | None = None
+        self._prepared: list[Prepared | None] = []
+        self._then: Callable[[], None] | None = None  # after the list's load (look_ahead)
+        self._listed: tuple[list[Fact], dict[int, Fact]] = ([], {})  # _show's last list, by id
+
+    @property
+    def _revision(self) -> int:
+        return cast("MemharnessApp", self._panel.app).store_revision
+
+    def look_ahead(self, then: Callable[[], None]) -> None:
+        """From now on, read the rows ahead (:meth:`read_ahead`); ``then`` (the pass process's
+        start) runs once the list has loaded and been painted: on a large store its first
+        load is what the person waits for, and the process's imports would take from it."""
+        self.ahead = True
+        if self._panel._loaded:
+            self._panel.call_after_refresh(then)
+            self.read_ahead()
+        else:
+            self._then = then  # after the load (:meth:`loaded`)
+
+    def read_ahead(self) -> None:
+        """Read the believed rows for the next pass (after a load of the list): at once, or
+        once ``AHEAD_EVERY`` has passed since the last read; not while a pass is followed, nor
+        when the rows read last are still the store's."""
+        panel = self._panel
+        if not self.ahead or self.follows or not panel._loaded or not shown_now(panel):
+            return
+        ahead = self._ahead
+        if ahead is not None and ahead[0] == self._revision \
+                and ahead[1].state not in (WorkerState.ERROR, WorkerState.CANCELLED):
+            return  # still the store's rows (or being read)
+        wait = self._ahead_at + AHEAD_EVERY - time.monotonic()
+        if wait > 0:
+            if self._ahead_timer is None:
+                self._ahead_timer = panel.set_timer(wait, self._ahead_due)
+            return
+        self._ahead_at = time.monotonic()
+        self._ahead = (self._revision, panel.run_worker(
+            self._read_all(), group="flagged-ahead", exclusive=True, exit_on_error=False))
+
+    def _ahead_due(self) -> None:
+        self._ahead_timer = None
+        self.read_ahead()
+
+    async def _read_all(self) -> list[Fact] | None:
+        """Every believed row, on a store of up to ``PASS_ROWS_MAX`` (None: a larger one)."""
+        service = cast("MemharnessApp", self._panel.app).service
+        limit = (await service.counts()).current
+        if limit > PASS_ROWS_MAX:
+            return None
+        return await service.facts_by_id(None, limit)
+
+    async def _rows_ahead(self) -> list[Fact] | None:
+        """The rows read ahead, if nothing was written since (waiting for a read under way);
+        None: read them now."""
+        ahead, self._ahead = self._ahead, None  # used once: the pass writes
+        if ahead is None or ahead[0] != self._revision:
+            return None
+        try:
+            return await ahead[1].wait()
+        except WorkerError:  # failed or cancelled: read as without it
+            return None
 
     @property
     def follows(self) -> bool:
@@ -108,6 +220,7 @@ class PassFollower:
     def invalidate(self, *, judge_all: bool) -> None:
         """The store changed: the panel loads, unless the list follows a pass (whose end
         loads it, once, after the header's recount)."""
+        self._ahead = None  # the rows read ahead are not the store's any more
         if not self.follows:
             self._panel.invalidate(judge_all=judge_all)
 
@@ -121,6 +234,12 @@ class PassFollower:
         ids = None if work is None else [w.fact_id for w in work]
         self._ending = None
         token = self.rows.start()
+        ahead = self._ahead
+        if ahead is not None and ahead[0] == self._revision \
+                and ahead[1].state == WorkerState.SUCCESS and ahead[1].result is not None:
+            self._ahead = None  # read ahead, nothing written since: the rows are there before
+            self.rows.took(token, ahead[1].result)  # the pass's first batch (none pending)
+            return
         panel.run_worker(self._read(ids, token), group="flagged-pass", exit_on_error=False)
 
     async def _read(self, ids: list[int] | None, token: int) -> None:
@@ -138,6 +257,12 @@ class PassFollower:
 
     async def _read_rows(self, ids: list[int] | None, token: int) -> None:
         service = cast("MemharnessApp", self._panel.app).service
+        ahead = await self._rows_ahead()
+        if ahead is not None:  # every believed row: the pass's among them
+            pending = self.rows.took(token, ahead)
+            if pending:
+                self._show(pending)
+            return
         if ids is None:  # every believed row, on a store small enough to hold them all
             limit = (await service.counts()).current
             if limit > PASS_ROWS_MAX:
@@ -152,14 +277,39 @@ class PassFollower:
         if pending:
             self._show(pending)
 
+    def prepare(self, verdicts: Sequence[Verdict]) -> Prepared:
+        """(From the pass's thread) ``verdicts`` made ready for :meth:`batch`."""
+        return self.rows.prepare(verdicts)
+
+    def batch(self, verdicts: list[Verdict], prepared: Sequence[Prepared | None]) -> None:
+        """The pass committed these verdicts (``prepared``: :meth:`prepare` of each batch)."""
+        ready = [p.judged for p in prepared if p is not None]
+        self._panel.from_pass.learn(verdicts, ready)
+        self._prepared = list(prepared)
+        self.wrote(verdicts)
+
     def wrote(self, verdicts: list[Verdict]) -> None:
         """The pass committed these verdicts."""
+        prepared, self._prepared = self._prepared, []
         if not self.rows.active or not verdicts:
             return
         if self.rows.read is None:
             self.rows.pending.extend(verdicts)
             return
-        self._show(verdicts)
+        self._show(verdicts, news=self._news(prepared, len(verdicts)))
+
+    def _news(self, prepared: list[Prepared | None], n: int) -> dict[int, Any] | None:
+        """The news :meth:`prepare` computed for ``n`` verdicts, if all of it holds for the
+        rows read for this pass (else None: computed now)."""
+        rows = self.rows
+        if not prepared or any(p is None or p.news is None or p.token != rows.token
+                               or p.read is not rows.read for p in prepared):
+            return None
+        news: dict[int, Any] = {}
+        for p in prepared:
+            assert p is not None and p.news is not None
+            news.update(p.news)
+        return news if len(news) == n else None
 
     def ended(self, *, reload: bool) -> None:
         """The pass ended. Followed to its end, the list holds every row it wrote: one load
@@ -175,6 +325,7 @@ class PassFollower:
         if followed:
             self.checking = True
             self._panel.set_timer(PASS_CHECK_DELAY, self._check)
+            self._panel.analysis.schedule_drift()  # held while the pass ran
         elif reload:
             self._panel.reload()
 
@@ -187,12 +338,19 @@ class PassFollower:
         replaced the list: the pass's rows shown so far go back in."""
         if self.rows.active and token != self.rows.token and self.rows.shown:
             self._show(self.rows.shown, again=True)
+        then, self._then = self._then, None
+        if then is not None:
+            self._panel.call_after_refresh(then)
+        self.read_ahead()
 
-    def _show(self, verdicts: Sequence[Verdict], *, again: bool = False) -> None:
+    def _show(self, verdicts: Sequence[Verdict], *, again: bool = False,
+              news: dict[int, Any] | None = None) -> None:
         """Put the rows the verdicts flag into the list and take out the others, judged as the
-        pass said; should its judgements not hold any more (a HEAD moved), load it all."""
+        pass said; should its judgements not hold any more (a HEAD moved), load it all.
+        ``news``: :meth:`PassRows.changes` of ``verdicts``, when already computed."""
         panel = self._panel
-        news = self.rows.changes(verdicts)
+        if news is None:
+            news = self.rows.changes(verdicts)
         judged, ask = panel.from_pass.split([f for f in news.values() if f is not None],
                                             panel.repos)
         if ask:
@@ -201,22 +359,26 @@ class PassFollower:
             return
         if not again:
             self.rows.shown.extend(verdicts)
-        by_id = {f.id: f for f in panel.flagged}
+        listed, by_id = self._listed  # the list as this drew it last (not rebuilt per batch)
+        if listed is not panel.flagged:  # a load (or anything else) replaced it since
+            by_id = {f.id: f for f in panel.flagged}
         old = panel.rows
         rows = dict(old)
-        for i, f in news.items():
-            if f is None:
-                by_id.pop(i, None)
-                rows.pop(i, None)
-                continue
-            by_id[i] = f
-            info, prev = RowInfo(judged.get(i)), old.get(i)
-            if prev is not None and prev.judged is not None and info.judged is not None \
+        flagged = {i: f for i, f in news.items() if f is not None}
+        for i in news.keys() - flagged.keys():
+            by_id.pop(i, None)
+            rows.pop(i, None)
+        by_id.update(flagged)
+        infos = {i: RowInfo(judged.get(i)) for i in flagged}
+        for i in flagged.keys() & old.keys():  # judged where it was: its drift and triage hold
+            info, prev = infos[i], old[i]
+            if prev.judged is not None and info.judged is not None \
                     and (prev.judged.repo, prev.judged.head) == (info.judged.repo,
                                                                  info.judged.head):
                 info.drift, info.drift_done = prev.drift, prev.drift_done
                 info.triage, info.triage_done = prev.triage, prev.triage_done
-            rows[i] = info
+        rows.update(infos)
         panel.rows = rows
         facts = [by_id[i] for i in sorted(by_id)]
+        self._listed = (facts, by_id)
         panel._take(facts, len(facts))

@@ -8,7 +8,7 @@ one row at a time (:class:`RowAnalysed`), which hands it back to :meth:`LazyRowA
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 __all__ = ["LazyRowAnalysis", "PassJudgements", "RowAnalysed", "RowInfo"]
 
 PROGRESS_EVERY = 500  # rows triaged between updates of "triaging N…" on the filter line
+#: seconds the rows on screen wait for their drift and triage while a writing pass is followed
+PASS_DRIFT_DELAY = 1.0
 
 
 @dataclass
@@ -68,8 +70,14 @@ class PassJudgements:
     def _read(self) -> list[str | None]:
         return [p.read() for p in self._probes]
 
-    def learn(self, verdicts: Sequence[Verdict]) -> None:
+    def learn(self, verdicts: Sequence[Verdict],
+              judged: Sequence[Mapping[int, Judged]] = ()) -> None:
+        """What the pass said of ``verdicts``; ``judged``: the same, already made (by id)."""
         known = self._known
+        if sum(len(j) for j in judged) == len(verdicts):
+            for j in judged:
+                known.update(j)
+            return
         for v in verdicts:
             known[v.fact_id] = Judged(v.freshness, v.reason, v.repo, v.checked_head,
                                       v.resolved is not None)
@@ -105,18 +113,28 @@ class LazyRowAnalysis:
     def __init__(self, panel: FlaggedPanel) -> None:
         self._panel = panel
         self._drift_timer: Timer | None = None
+        self._during = False  # the timer was set while a writing pass was followed
 
     def scrolled(self, _value: float) -> None:
         self.schedule_drift()
 
     def schedule_drift(self) -> None:
+        """Drift and triage for the rows on screen after ``drift_delay`` without a new call —
+        while a writing pass is followed, ``PASS_DRIFT_DELAY`` after the first call (git here
+        takes a core from the pass process: a short pass ends first, and its end calls again)."""
+        panel = self._panel
+        delay = panel.drift_delay
+        during = delay > 0 and panel.follower.rows.active
         if self._drift_timer is not None:
+            if during and self._during:
+                return  # the pass's list changes at each batch: not a reason to wait longer
             self._drift_timer.stop()
-        delay = self._panel.drift_delay
+        self._drift_timer, self._during = None, during
         if delay <= 0:
             self.compute_visible_drift()
         else:
-            self._drift_timer = self._panel.set_timer(delay, self.compute_visible_drift)
+            self._drift_timer = panel.set_timer(max(delay, PASS_DRIFT_DELAY) if during else delay,
+                                                self.compute_visible_drift)
 
     def needs_work(self, info: RowInfo) -> bool:
         if not info.triage_done:
@@ -126,6 +144,7 @@ class LazyRowAnalysis:
                 and j.freshness != "unresolved")
 
     def compute_visible_drift(self) -> None:
+        self._drift_timer = None
         panel = self._panel
         on_screen = panel.table.visible_range()
         wanted = [f for f in panel.shown[on_screen.start:on_screen.stop]
