@@ -25,14 +25,15 @@ TUI = Path(__file__).resolve().parents[2] / "memharness_tui" / "tui"
 
 
 async def pass_done(pilot: Any, dash: Any) -> None:
-    """Press s and wait for the pass to end and the list to settle."""
+    """Press s and wait for the pass to end and the list to settle (its check against the
+    store, ``PASS_CHECK_DELAY`` after the end, included)."""
     await pilot.press("s")
     for _ in range(600):
         await pilot.pause(0.02)
-        if dash.state is not None and dash.state.done:
+        if dash.state is not None and dash.state.done and not dash.panel.follower.checking:
             break
     else:
-        raise AssertionError("the pass never ended")
+        raise AssertionError("the pass never ended, or its list never settled")
     await settle(pilot)
 
 
