@@ -486,8 +486,8 @@ MUTATIONS: list[Mutation] = [
       "under a filter or sort, mark / open / revise / retract act on the loaded list's row, "
       "not the highlighted one", tests=("tests/tui_staleness/test_flagged_cursor.py",)),
     M("tui.flagged-frozen-mid-pass", "memharness_tui/tui/widgets/dashboard.py",
-      "        self.panel.invalidate(judge_all=not self.running)\n",
-      "        if not self.running:\n            self.panel.invalidate()\n",
+      "        self.panel.follower.invalidate(judge_all=not self.running)\n",
+      "        if not self.running:\n            self.panel.follower.invalidate(judge_all=True)\n",
       "during a pass the flagged list keeps the store before it while the header counts the "
       "batches written", tests=("tests/tui_staleness/test_counts_agree.py",)),
     M("tui.poll-coroutine-eager", "memharness_tui/tui/app.py",
