@@ -38,13 +38,13 @@ class OpeningRecall:
         while the main screen is composed and mounted instead of after it. ``early``: the
         command line's opening query, already sent, and its first screen's future."""
         query = RecallQuery(as_of=as_of)
-        quick = self._quick = asyncio.get_running_loop().create_future()
         recalls = self._service.recalls
         if early is not None and early[0] == query:  # joins the adopted early recall
-            early[1].add_done_callback(lambda f: _copy_soon(f, quick))
+            self._quick = asyncio.wrap_future(early[1])
             first = asyncio.ensure_future(recalls.recall(query))
         else:
-            first = asyncio.ensure_future(recalls.opening(query, quick))
+            self._quick = asyncio.get_running_loop().create_future()
+            first = asyncio.ensure_future(recalls.opening(query, self._quick))
         # A failure is reported by whoever awaits it (the pane); unclaimed, it is dropped.
         first.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         self._recall, self._query = first, query
@@ -104,11 +104,3 @@ class OpeningRecall:
         if self._quick is not None:
             self._quick.cancel()
 
-
-def _copy_soon(done: Future[Any], into: asyncio.Future[Any]) -> None:
-    """A first screen from the DB thread into the loop's future (once, unless cancelled)."""
-    if done.cancelled() or done.exception() is not None:
-        return
-    loop = into.get_loop()
-    result = done.result()
-    loop.call_soon_threadsafe(lambda: None if into.done() else into.set_result(result))
