@@ -30,6 +30,20 @@ async def run_pass(pilot: Any, dash: Any) -> None:
     assert dash.state is not None and dash.state.done and not dash.state.error
 
 
+async def checked_equals_store(pilot: Any, panel: Any, env: Env) -> None:
+    """After the check that follows a pass, the list is the store's, cell by cell."""
+    await settle(pilot)
+    await pilot.pause(0.7)  # the check after the pass (PASS_CHECK_DELAY)
+    await settle(pilot)
+    reader = Store.open(str(env.db), readonly=True)
+    try:
+        fresh = reader.flagged()
+    finally:
+        reader.close()
+    assert panel.flagged == fresh
+    assert [row[0] for row in picture(panel)] == [str(f.id) for f in fresh]
+
+
 async def test_the_list_is_whole_when_a_pass_ends_and_equals_a_fresh_load(env: Env) -> None:
     ids = env.ids
     env.store.set_staleness(ids[1], "stale", "2026-10-01T08:00:00.000Z", env.shop.c1)
@@ -164,13 +178,5 @@ async def test_rows_read_slower_than_the_pass_still_follow_it(env: Env) -> None:
         await settle(pilot)
         assert ended == [True]
         assert reads == []  # the late rows were waited for, not replaced by a whole read
-        await pilot.pause(0.7)  # the check after the pass (PASS_CHECK_DELAY)
-        await settle(pilot)
+        await checked_equals_store(pilot, panel, env)
         assert reads, "after the pass the list is loaded from the store once, to check it"
-        reader = Store.open(str(env.db), readonly=True)
-        try:
-            fresh = reader.flagged()
-        finally:
-            reader.close()
-        assert panel.flagged == fresh
-        assert [row[0] for row in picture(panel)] == [str(f.id) for f in fresh]

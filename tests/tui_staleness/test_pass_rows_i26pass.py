@@ -17,7 +17,7 @@ from memharness_tui.tui.widgets.staleness.row_analysis import PASS_DRIFT_DELAY
 
 from .conftest import Env, Stepper, ready, settle
 from .helpers import FakeTimer
-from .test_pass_follow_i26 import picture, run_pass
+from .test_pass_follow_i26 import checked_equals_store, picture, run_pass
 
 
 def real_clock_app(env: Env, *, drift_delay: float = 0.0) -> Any:
@@ -41,20 +41,6 @@ def count_reads(app: Any) -> list[object]:
 
     service.facts_by_id = counted
     return reads
-
-
-async def checked_equals_store(pilot: Any, panel: Any, env: Env) -> None:
-    """After the check that follows a pass, the list is the store's, cell by cell."""
-    await settle(pilot)
-    await pilot.pause(0.7)  # the check after the pass (PASS_CHECK_DELAY)
-    await settle(pilot)
-    reader = Store.open(str(env.db), readonly=True)
-    try:
-        fresh = reader.flagged()
-    finally:
-        reader.close()
-    assert panel.flagged == fresh
-    assert [row[0] for row in picture(panel)] == [str(f.id) for f in fresh]
 
 
 async def test_the_rows_read_ahead_are_the_pass_rows_and_its_batches_are_made_ready_off_the_ui(
