@@ -79,10 +79,10 @@ def guarded(body: Callable[[], int], *, name_flags: Callable[[str], str] = str) 
 
 
 def check_db(db: str | None, *, demo: bool = False) -> None:
-    """The checks only the command line can make of ``--db`` (or the default file), before
-    anything is opened: raises ``UsageError``."""
+    """The checks only the command line can make of where ``--db`` (or the default file)
+    points, before anything is opened: raises ``UsageError``. (Its text is checked with the
+    other arguments'.)"""
     if db is not None:
-        check_text(db, "--db", path=True)
         check_db_path(os.path.expanduser(db))
     elif not demo:
         from .paths import default_db_path
@@ -111,6 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     db, readonly = launch
 
     def run() -> int:
+        if db is not None:
+            check_text(db, "--db", path=True)
         check_db(db)
         return open_app(db, readonly)
 
