@@ -14,7 +14,10 @@ Child → parent: ``("coverage", run, (pins, resolved))`` or ``("repo_error", ru
 precheck; ``("event", run, event)`` per batch (a PassProgress as plain data, see ``_wire``),
 then ``("report", run, (last event, PassReport))`` — the report's verdicts left out, they came
 with the events — or ``("error", run, text)``. The report comes with the last event, so that
-whoever sees the pass end can read it. The child writes nothing else to stdout (its own prints
+whoever sees the pass end can read it. A report is followed by ``("counts", run, counts)``: the
+store's header counts read just after a writing pass's last commit (a ``MarkedCounts``), or None
+(check-only, or they could not be read exactly), so the app need not read every row to learn
+what its header shows. The child writes nothing else to stdout (its own prints
 go to stderr, which the parent discards: the terminal belongs to the app), and exits when its
 stdin closes.
 """
@@ -30,12 +33,15 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memharness_tui.store import Store
+    from memharness_tui.store.types import MarkedCounts
+
     from .precheck import PinCoverage
     from .runner import PassProgress, PassReport, StalenessPass
 
@@ -207,12 +213,16 @@ class PassWorker:
             raise RepoError(str(payload))
         raise WorkerError(str(payload))
 
-    def events(self, job: dict[str, Any], report_to: StalenessPass) -> Iterator[PassProgress]:
+    def events(self, job: dict[str, Any], report_to: StalenessPass,
+               on_counts: Callable[[MarkedCounts | None], None] | None = None,
+               ) -> Iterator[PassProgress]:
         """Run one pass in the child; yield its events as the in-process pass would.
 
         At the end ``report_to.report`` holds the child's report (its verdicts rebuilt from
         the events). Raises WorkerError with the pass's reason when it failed, or when the
-        child went away (it is started afresh next time).
+        child went away (it is started afresh next time). After the last event, ``on_counts``
+        is called with the counts the child read after the pass's last commit (None: none,
+        also when the child went away meanwhile: the pass itself had ended).
         """
         with self._reading:
             spec = self._speculative
@@ -238,6 +248,12 @@ class PassWorker:
                         verdicts.extend(event.verdicts)
                         report_to.report = replace(report, verdicts=verdicts)
                         yield event
+                        counts = None
+                        with contextlib.suppress(WorkerError):
+                            kind, payload = self._answer(run)
+                            counts = payload if kind == "counts" else None
+                        if on_counts is not None:
+                            on_counts(counts)
                         return
                     else:
                         raise WorkerError(str(payload))
@@ -302,6 +318,7 @@ class _Child:
         self.lock = threading.Lock()
         self.cancelled: set[int] = set()
         self.current: tuple[int, Any] | None = None
+        self.reader: tuple[str, Store] | None = None  # a read-only store kept open (its path)
 
     def read(self) -> None:
         try:
@@ -331,6 +348,7 @@ class _Child:
                 self.precheck(run, kwargs)
             else:
                 self.run(run, kwargs)
+        self.close_reader()
 
     def precheck(self, run: int, kwargs: dict[str, Any]) -> None:
         from .git import GitChecker, RepoError
@@ -350,6 +368,28 @@ class _Child:
             job = kwargs.get("job")
             if job is not None and not cov.wrong_repo:
                 self.run(run, dict(job))  # the pass the app starts next: under this run id
+
+    def counts(self, db_path: str) -> MarkedCounts | None:
+        """The store's header counts now, with where the log stands (None: not exactly),
+        read on a read-only store kept open for the next pass's end."""
+        from memharness_tui.store import Store
+
+        try:
+            if self.reader is None or self.reader[0] != db_path:
+                self.close_reader()
+                self.reader = (db_path, Store.open(db_path, readonly=True))
+            store = self.reader[1]
+            store.check_file()  # the path still names the file open: else say nothing
+            return store.marked_counts()
+        except Exception:  # noqa: BLE001 - the app counts for itself, as without this
+            self.close_reader()
+            return None
+
+    def close_reader(self) -> None:
+        reader, self.reader = self.reader, None
+        if reader is not None:
+            with contextlib.suppress(Exception):
+                reader[1].close()
 
     def run(self, run: int, kwargs: dict[str, Any]) -> None:
         from .runner import StalenessPass
@@ -373,6 +413,8 @@ class _Child:
                 if event.done:  # the report travels with the last event: both land at once
                     report: PassReport = replace(spass.report, verdicts=[])
                     _send(self.out, ("report", run, (_wire(event), report)))
+                    counts = None if spass.check_only else self.counts(spass.db_path)
+                    _send(self.out, ("counts", run, counts))
                 else:
                     _send(self.out, ("event", run, _wire(event)))
         except Exception as exc:  # noqa: BLE001 - every failure goes back as one line

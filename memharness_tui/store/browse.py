@@ -31,6 +31,7 @@ from .types import (
     FRESHNESS_VALUES,
     DiffResult,
     Fact,
+    MarkedCounts,
     RevisedPair,
     StatsResult,
     StoreCounts,
@@ -200,6 +201,24 @@ class BrowseReads(StorePart):
         )
         self._answers.remember("counts", snap, None, counts, now, until)
         return counts
+
+    @_guarded(writing=False)
+    def marked_counts(self) -> MarkedCounts | None:
+        """:meth:`counts`, with where the log stood while they were read and until when they
+        hold (see :class:`MarkedCounts`); None where the log cannot be read (no WAL, not
+        Linux) or a commit landed during the read."""
+        from . import wal_pages
+
+        if not self.file.on_disk:
+            return None
+        before = wal_pages.mark_now(self.path)
+        if before is None:
+            return None
+        counts = self.counts()
+        held = self.file.answers.get("counts")
+        if held is None or held[2] is not counts or wal_pages.mark_now(self.path) != before:
+            return None
+        return MarkedCounts(counts, before, held[4])
 
     def _current_ledger(self, now: str) -> current_ledger.CurrentLedger | None:
         """The per-chunk ledger of the current rows, brought up to date through the WAL

@@ -315,6 +315,7 @@ class Store:
     largest_id = _part("_browse", BrowseReads.largest_id)
     data_version = _part("_browse", BrowseReads.data_version)
     counts = _part("_browse", BrowseReads.counts)
+    marked_counts = _part("_browse", BrowseReads.marked_counts)
     subjects = _part("_browse", BrowseReads.subjects)
     list_facts = _part("_browse", BrowseReads.list_facts)
     flagged = _part("_browse", BrowseReads.flagged)

@@ -158,6 +158,19 @@ class StoreCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class MarkedCounts:
+    """Header counts as one connection read them, with where the write-ahead log stood (the
+    same before and after the read: no commit in between). Any process with the file open can
+    use them as the store's counts while the log still stands there and ``until`` (the first
+    instant at which a row they saw becomes or stops being current; None: no such row) has
+    not come: another connection need not read every row again to learn them."""
+
+    counts: StoreCounts
+    mark: object  # a ``wal_pages.WalMark``
+    until: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class SubjectSummary:
     subject: str
     current: int

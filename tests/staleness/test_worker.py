@@ -197,8 +197,8 @@ def test_cancel_reaches_the_pass_in_the_child_between_batches(
     child.out = out  # type: ignore[assignment]
     child.run(7, job_for(StalenessPass(db, [scenario.path], batch_size=10)))
     events = [_unwire(m[2]) for m in out.messages if m[0] == "event"]
-    assert out.messages[-1][0] == "report"
-    wired, report = out.messages[-1][2]
+    assert [m[0] for m in out.messages[-2:]] == ["report", "counts"]
+    wired, report = out.messages[-2][2]
     last = _unwire(wired)
     assert [e.checked for e in events] + [last.checked] == [0, 10, 10]
     assert last.done and last.cancelled and report.cancelled
@@ -218,7 +218,8 @@ def test_a_cancel_that_arrives_before_the_job_starts_cancels_it(
     child._cancel(3)
     child.run(3, job_for(StalenessPass(db, [scenario.path], batch_size=2)))
     events = [_unwire(m[2]) for m in out.messages if m[0] == "event"]
-    events.append(_unwire(out.messages[-1][2][0]))
+    assert [m[0] for m in out.messages[-2:]] == ["report", "counts"]
+    events.append(_unwire(out.messages[-2][2][0]))
     assert [(e.checked, e.done, e.cancelled) for e in events] == [(0, False, False),
                                                                   (0, True, True)]
     assert all(r["freshness"] is None for r in rows(db).values())
@@ -319,3 +320,26 @@ def test_a_wrong_repo_precheck_starts_nothing(
     assert cov.wrong_repo and worker._speculative is None
     worker.precheck(str(there), [str(other_repo.path)])  # the child is idle again: it answers
     assert rows(there) == before
+
+
+def test_after_a_writing_pass_the_child_sends_the_counts_it_read_after_its_last_commit(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker
+) -> None:
+    from memharness_tui.store import Store, wal_pages
+
+    here, _, _ = _two_copies(scenario, tmp_path)
+    got: list[Any] = []
+    spass = StalenessPass(here, [scenario.path], batch_size=5)
+    events = list(worker.events(job_for(spass), spass, got.append))
+    assert events[-1].done and len(got) == 1 and got[0] is not None
+    store = Store.open(str(here), readonly=True)
+    try:
+        assert got[0].counts == store.counts()
+        assert got[0].counts.stale == spass.report.stale > 0
+        assert got[0].mark == wal_pages.mark_now(str(here))  # the log stands where they were read
+    finally:
+        store.close()
+    got.clear()
+    spass = StalenessPass(here, [scenario.path], check_only=True)
+    assert list(worker.events(job_for(spass), spass, got.append))[-1].done
+    assert got == [None]  # nothing written: nothing to tell

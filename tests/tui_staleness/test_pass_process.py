@@ -78,8 +78,8 @@ async def test_cancel_reaches_the_pass_process(env: Env, monkeypatch: pytest.Mon
         requests.append(kind)
         return real_request(self, kind, payload)
 
-    def events(self, job, report_to):  # type: ignore[no-untyped-def]
-        for n, event in enumerate(real_events(self, job, report_to)):
+    def events(self, job, report_to, *more):  # type: ignore[no-untyped-def]
+        for n, event in enumerate(real_events(self, job, report_to, *more)):
             if n == 1:
                 app.call_from_thread(dash.action_cancel_pass)  # as pressing c does
             yield event
@@ -120,7 +120,7 @@ async def test_a_pass_process_lost_mid_pass_fails_that_pass_and_the_next_runs_in
         env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     from memharness_tui.staleness import worker as worker_mod
 
-    def lost(self, job, report_to):  # type: ignore[no-untyped-def]
+    def lost(self, job, report_to, *more):  # type: ignore[no-untyped-def]
         raise worker_mod.WorkerLost("the pass process stopped unexpectedly")
         yield  # a generator, as the real one
 
@@ -139,3 +139,44 @@ async def test_a_pass_process_lost_mid_pass_fails_that_pass_and_the_next_runs_in
         assert dash.state.error is None and not dash.controller.in_child(dash.state)
         assert shown_summary(dash) in (SUMMARY, SUMMARY.removesuffix(" / backfilled 1"))
     assert verdicts(env) == EXPECTED
+
+
+async def test_the_header_takes_the_counts_the_pass_process_read_after_the_pass(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue #26: the header settles as the pass ends, on the counts the pass process read just
+    after its last commit; the app reads no row to learn them (nor for the panes' refresh)."""
+    from memharness_tui.store import Store
+    from memharness_tui.tui.widgets.header import StatusStrip
+    from memharness_tui.tui.widgets.staleness import pass_rows
+
+    monkeypatch.setattr(pass_rows, "PASS_CHECK_DELAY", 60)  # the list's check: not in this test
+    calls: list[bool] = []
+    real = Store.counts
+
+    def counting(self):  # type: ignore[no-untyped-def]
+        calls.append(dash.state is not None and dash.state.done)
+        return real(self)
+
+    app = real_clock_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        monkeypatch.setattr(Store, "counts", counting)
+        revision = app.store_revision
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        st = dash.state
+        assert st is not None and st.done and st.error is None and dash.controller.in_child(st)
+        for _ in range(200):  # the panes hear of the pass once its counts came
+            if app.store_revision != revision:
+                break
+            await pilot.pause(0.01)
+        await settle(pilot)
+        assert app.store_revision != revision
+        learned = app.service._counts.current_learned()
+        assert learned is not None
+        with Store.open(str(env.db), readonly=True) as reader:
+            assert learned == real(reader)
+        assert (learned.stale, learned.unresolved) == (3, 2)
+        strip = str(app.screen.query_one(StatusStrip).render())
+        assert f"{learned.pinned:,} pinned  3 stale  2 unresolved" in strip
+        assert True not in calls  # nothing read in this process after the pass ended

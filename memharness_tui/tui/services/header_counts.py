@@ -9,6 +9,11 @@ Commits are seen in the wal-index header (``store/wal_pages.py``), read every ``
 on the event loop (~0.1 ms), not by the poll: after a tell the poll waits on the DB thread
 behind the panes' searches (~0.2 s at 1M rows). Where it cannot be read (no WAL, not Linux),
 the poll's commits are counted instead (``untold``).
+
+Counts another process read (``learned``: the pass process, just after a pass's last commit)
+are the store's counts for as long as the log stands where they were read: they are told at
+once, a count due meanwhile takes them instead of reading, and a count that started before the
+log reached there is not told over them.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from memharness_tui.tui.services.gateway import StoreGateway
 from memharness_tui.tui.services.protocol import StoreProtocol
 
 if TYPE_CHECKING:
-    from memharness_tui.store.types import StoreCounts
+    from memharness_tui.store.types import MarkedCounts, StoreCounts
 
 COUNT_AT_MOST_EVERY = 0.1
 """Seconds: a commit the panes hear of later is counted for the header at once, but at most
@@ -52,6 +57,7 @@ class HeaderCounts:
         self._path = path  # the open store's, once open
         self._changes = 0  # moves at every write seen (ours, or another connection's commit)
         self._counting: tuple[int, asyncio.Future[StoreCounts]] | None = None  # (at, in flight)
+        self._learned: MarkedCounts | None = None  # another process's counts (``learned``)
         self._again = False  # a commit seen while a count ran: count once more after it
         self._version: int | None = None  # the data_version last counted (``untold``)
         self._mark: object | None = None  # the wal-index when the last count started
@@ -98,10 +104,45 @@ class HeaderCounts:
     def _may_count(self) -> bool:
         return time.monotonic() - self._at >= max(COUNT_AT_MOST_EVERY, COUNT_SHARE * self._took)
 
+    def learned(self, marked: MarkedCounts) -> None:
+        """Another process read ``marked`` (its counts, where the log stood): told now if the
+        log still stands there (else a count follows the commit since)."""
+        if self._learned_now(marked) is None:
+            return
+        self._learned = marked
+        self._tell(marked.counts)
+
+    def current_learned(self) -> StoreCounts | None:
+        """The counts learned from another process, while they are still the store's."""
+        return self._learned_now(self._learned)
+
+    def _learned_now(self, marked: MarkedCounts | None, mark: object | None = None,
+                     ) -> StoreCounts | None:
+        if marked is None:
+            return None
+        if marked.until is not None:
+            from memharness_tui.tui.services.gateway import default_now
+
+            if default_now() >= marked.until:  # a row became (or stopped being) current
+                return None
+        try:
+            now = mark if mark is not None else self._wal_mark()
+        except Exception:  # noqa: BLE001 - unreadable: count as without them
+            return None
+        return marked.counts if now is not None and now == marked.mark else None
+
     def _start(self) -> None:
         self._again = False
         self._at = time.monotonic()
         self._mark = self._wal_mark()
+        learned = self._learned_now(self._learned, self._mark)
+        if learned is not None:  # the log stands where another process counted: no read
+            done: asyncio.Future[StoreCounts] = asyncio.get_running_loop().create_future()
+            done.set_result(learned)
+            done.add_done_callback(self._counted)
+            self._counting = (self._changes, done)
+            return
+        started_at = self._mark
 
         def count(s: StoreProtocol) -> StoreCounts:
             started = time.perf_counter()
@@ -111,19 +152,27 @@ class HeaderCounts:
                 self._took = time.perf_counter() - started
 
         ahead = asyncio.ensure_future(self._gw.call_scan(count, after_searches=False))
-        ahead.add_done_callback(self._counted)
+        ahead.add_done_callback(lambda done: self._counted(done, started_at))
         self._counting = (self._changes, ahead)
 
-    def _counted(self, ahead: asyncio.Future[StoreCounts]) -> None:
+    def _counted(self, ahead: asyncio.Future[StoreCounts], started_at: object | None = None,
+                 ) -> None:
         if ahead.cancelled() or ahead.exception() is not None:
             return
-        counts = ahead.result()
+        learned = self._learned
+        if learned is None or started_at == learned.mark or self._learned_now(learned) is None:
+            self._tell(ahead.result())
+        # else it was read before the log reached where the learned counts were read, and
+        # the log still stands there: they are newer (the watch sees the log moved since
+        # this count's start, and the next count takes them)
+        if self._again and not getattr(self._gw, "closed", False):
+            self._start()
+
+    def _tell(self, counts: StoreCounts) -> None:
         if counts != self._told:
             self._told = counts
             for listener in list(self._listeners):
                 listener(counts)
-        if self._again and not getattr(self._gw, "closed", False):
-            self._start()
 
     def follow(self, listener: CountsListener) -> Callable[[], None]:
         """Tell ``listener`` the counts after every commit; returns the call that stops it."""

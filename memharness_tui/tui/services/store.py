@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from memharness_tui.store.types import (
         DiffResult,
         Fact,
+        MarkedCounts,
         StoreCounts,
         SubjectSummary,
         WhyResult,
@@ -225,6 +226,11 @@ class StoreService:
             self._counts.count(version)  # ahead of the panes' reloads (header_counts.py)
         return version
 
+    def counted_elsewhere(self, marked: MarkedCounts) -> None:
+        """Another process (the pass process) read these counts of this store: the header's
+        until the log moves on from where they were read (``header_counts.py``)."""
+        self._counts.learned(marked)
+
     def follow_counts(self, listener: CountsListener) -> Callable[[], None]:
         """Tell ``listener`` the header counts after every commit another connection makes,
         also those the panes hear of later (``header_counts.py``); returns the call that
@@ -246,7 +252,12 @@ class StoreService:
     async def counts(self) -> StoreCounts:
         """The header counts; while a recount started at another connection's commit runs
         (and nothing was written since), that one. Once it is done, the store remembers its
-        answer (a cheap call), so this one does not queue behind the searches either."""
+        answer (a cheap call), so this one does not queue behind the searches either.
+        Counts the pass process read after a pass (``counted_elsewhere``) while the log still
+        stands where they were read: those, read by nobody again."""
+        learned = self._counts.current_learned()
+        if learned is not None:
+            return learned
         ahead = self._counts.joinable()
         if ahead is not None:
             if not ahead.done():

@@ -22,6 +22,7 @@ from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.results_table import ResultsTable
 from memharness_tui.tui.widgets.staleness.controller import (
     PassController,
+    PassCounted,
     PassFailed,
     PassProgressed,
     PassState,
@@ -253,6 +254,15 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         if st is not None and is_current(st, message.run):
             self.apply(st, message.event)
 
+    def on_pass_counted(self, message: PassCounted) -> None:
+        """The pass process read the header counts after the pass's last commit: the header
+        shows them at once (while the log stands where they were read), and the panes hear
+        of the pass's writes only now, so the header's refresh need not read every row."""
+        if message.counts is not None:
+            self.mapp.service.counted_elsewhere(message.counts)
+        if message.wrote:
+            self.app.post_message(StoreChanged())
+
     def on_pass_failed(self, message: PassFailed) -> None:
         st = self.state
         if st is not None and is_current(st, message.run):
@@ -287,7 +297,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
             self.log_line(Text("  stale ids: " + ", ".join(f"#{i}" for i in stale_ids)
                                + (" …" if ev.stale > len(stale_ids) else ""), style="dim"))
         self.panel.follower.ended(reload=True)  # unless the list holds every row written
-        if not st.check_only:
+        if not st.check_only and not st.counted:  # else once its counts came (on_pass_counted)
             self.app.post_message(StoreChanged())
         self.follow.ended(st)
 

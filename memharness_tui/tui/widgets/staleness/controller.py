@@ -19,6 +19,7 @@ from textual.widget import Widget
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
+    from memharness_tui.store.types import MarkedCounts
     from memharness_tui.tui.services.passes import (
         PassProgress,
         PassWorker,
@@ -65,6 +66,20 @@ class PassFailed(Message):
         self.error = error
 
 
+class PassCounted(Message):
+    """After a writing pass in the pass process ended: the store's header counts it read just
+    after its last commit (None: it could not say exactly). Posted after the pass's last
+    :class:`PassProgressed`."""
+
+    bubble = False
+
+    def __init__(self, run: int, counts: MarkedCounts | None, wrote: bool) -> None:
+        super().__init__()
+        self.run = run
+        self.counts = counts
+        self.wrote = wrote  # the pass could write (not check-only): the panes hear of it now
+
+
 class Prechecked(Message):
     """The wrong-repo precheck's answer, from its thread worker: the pins' ``coverage`` in
     ``repos`` (None: a repo could not be read — the pass itself says why), the ``work`` list it
@@ -95,6 +110,7 @@ class PassState:
     done: bool = False
     error: str | None = None
     prechecked: bool = False  # the pass process holds the work list its precheck read
+    counted: bool = False  # a :class:`PassCounted` follows the last event (the pass process)
 
     def take(self) -> list[Verdict]:
         """The verdicts buffered since the last call (thread-safe)."""
@@ -262,8 +278,13 @@ class PassController:
         worker = self.worker
         assert worker is not None
         job = job_for(st.spass, prechecked=st.prechecked)
+        st.counted = True
+
+        def counted(counts: MarkedCounts | None) -> None:
+            self.owner.post_message(PassCounted(st.run, counts, not st.check_only))
+
         try:
-            for event in worker.events(job, st.spass):
+            for event in worker.events(job, st.spass, counted):
                 self._keep(st, list(event.verdicts))
                 yield event
         except WorkerLost as e:
@@ -311,6 +332,6 @@ def is_current(st: PassState | None, run: int) -> bool:
     return st is not None and st.run == run
 
 
-__all__ = ["PassController", "PassFailed", "PassProgressed", "PassState", "Prechecked",
+__all__ = ["PassController", "PassCounted", "PassFailed", "PassProgressed", "PassState", "Prechecked",
            "is_current", "pass_error"]
 
