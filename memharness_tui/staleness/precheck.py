@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .git import GitChecker
     from .work import WorkItem
 
-__all__ = ["PinCoverage", "coverage", "coverage_and_work", "coverage_and_work_with",
+__all__ = ["PinCoverage", "coverage", "coverage_and_work", "coverage_and_work_with", "coverage_in",
            "pin_coverage"]
 
 
@@ -91,13 +91,19 @@ def coverage_and_work_with(checkers: Sequence[GitChecker], db_path: str | os.Pat
     from memharness_tui.staleness.work import work_list
     from memharness_tui.store import Store
 
-    def resolves(commit: str) -> bool:
-        return any(ch.resolve(commit)[0] == "commit" for ch in checkers)
-
     commits: list[str] = []
     store = Store.open(str(db_path), readonly=True)
     try:
         work = work_list(store, commits)
     finally:
         store.close()
-    return coverage(commits, resolves), work
+    return coverage_in(checkers, commits), work
+
+
+def coverage_in(checkers: Sequence[GitChecker], commits: Iterable[str]) -> PinCoverage:
+    """:func:`coverage` of the pinned ``commits`` in the open repos (a commit in any one)."""
+
+    def resolves(commit: str) -> bool:
+        return any(ch.resolve(commit)[0] == "commit" for ch in checkers)
+
+    return coverage(commits, resolves)

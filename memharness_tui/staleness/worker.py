@@ -9,7 +9,9 @@ The app only unpickles events and paints.
 
 Protocol: length-prefixed pickles over the child's stdin/stdout, both ends this package.
 Parent → child: ``("precheck", run, kwargs)`` (with the pass to start at once when the repos
-hold the pins), ``("job", run, kwargs)``, ``("cancel", run)``.
+hold the pins), ``("job", run, kwargs)``, ``("cancel", run)``, and ``("ahead", 0, {"db_path"})``
+(no answer): read the store's pins now, while nobody waits, for the next precheck — which takes
+them only if no commit landed since (``PRAGMA data_version`` on the connection that read them).
 Child → parent: ``("coverage", run, (pins, resolved))`` or ``("repo_error", run, text)`` for a
 precheck; ``("event", run, event)`` per batch (a PassProgress as plain data, see ``_wire``),
 then ``("report", run, (last event, PassReport))`` — the report's verdicts left out, they came
@@ -260,6 +262,16 @@ class PassWorker:
             finally:
                 self._current = 0
 
+    def ahead(self, db_path: str) -> None:
+        """Have the child read ``db_path``'s pins now, for the next precheck (returns at once;
+        no answer: a precheck after a commit reads them again; a no-op without a child)."""
+        with self._lock:
+            proc = self._proc
+            if proc is None or proc.stdin is None or proc.poll() is not None:
+                return
+            with contextlib.suppress(OSError):
+                _send(proc.stdin, ("ahead", 0, {"db_path": db_path}))
+
     def cancel(self) -> None:
         """Ask the running pass to stop before its next batch (thread-safe; no-op if none)."""
         with self._lock:
@@ -319,12 +331,14 @@ class _Child:
         self.cancelled: set[int] = set()
         self.current: tuple[int, Any] | None = None
         self.reader: tuple[str, Store] | None = None  # a read-only store kept open (its path)
+        #: the pins read ahead on ``reader``: (data_version before the read, work, commits)
+        self.pins: tuple[int, list[Any], list[str]] | None = None
 
     def read(self) -> None:
         try:
             while True:
                 message = _recv(self.inp)
-                if message[0] in ("job", "precheck"):
+                if message[0] in ("job", "precheck", "ahead"):
                     self.jobs.put(message)
                 elif message[0] == "cancel":
                     self._cancel(message[1])
@@ -346,18 +360,56 @@ class _Child:
             kind, run, kwargs = job
             if kind == "precheck":
                 self.precheck(run, kwargs)
+            elif kind == "ahead":
+                self.read_ahead(kwargs["db_path"])
             else:
                 self.run(run, kwargs)
         self.close_reader()
 
+    def read_ahead(self, db_path: str) -> None:
+        """Read the pins (the work list and the pinned commits) for the next precheck, unless
+        those read last are still the store's."""
+        from .work import work_list
+
+        try:
+            if self.pins_now(db_path) is not None:
+                return
+            store = self._reader(db_path)
+            version = store.data_version()
+            commits: list[str] = []
+            work = work_list(store, commits)
+            self.pins = (version, work, commits)
+        except Exception:  # noqa: BLE001 - read ahead only: the precheck reads them itself
+            self.close_reader()
+
+    def pins_now(self, db_path: str) -> tuple[list[Any], list[str]] | None:
+        """The pins read ahead, if no commit landed since (and the path names that file)."""
+        pins = self.pins
+        if pins is None or self.reader is None or self.reader[0] != db_path:
+            return None
+        try:
+            store = self.reader[1]
+            store.check_file()
+            if store.data_version() != pins[0]:
+                return None
+        except Exception:  # noqa: BLE001 - not knowable: read them again
+            self.close_reader()
+            return None
+        return pins[1], pins[2]
+
     def precheck(self, run: int, kwargs: dict[str, Any]) -> None:
         from .git import GitChecker, RepoError
-        from .precheck import coverage_and_work_with
+        from .precheck import coverage_and_work_with, coverage_in
 
         self.prechecked = None
         try:
             checkers = [GitChecker(r) for r in kwargs["repos"]]
-            cov, work = coverage_and_work_with(checkers, kwargs["db_path"])
+            pins = self.pins_now(kwargs["db_path"])
+            if pins is not None:  # read ahead, no commit since: the store's pins now
+                work, commits = pins
+                cov = coverage_in(checkers, commits)
+            else:
+                cov, work = coverage_and_work_with(checkers, kwargs["db_path"])
         except RepoError as exc:
             _send(self.out, ("repo_error", run, _error_text(exc)))
         except Exception as exc:  # noqa: BLE001 - every failure goes back as one line
@@ -372,20 +424,27 @@ class _Child:
     def counts(self, db_path: str) -> MarkedCounts | None:
         """The store's header counts now, with where the log stands (None: not exactly),
         read on a read-only store kept open for the next pass's end."""
-        from memharness_tui.store import Store
-
         try:
-            if self.reader is None or self.reader[0] != db_path:
-                self.close_reader()
-                self.reader = (db_path, Store.open(db_path, readonly=True))
-            store = self.reader[1]
+            store = self._reader(db_path)
             store.check_file()  # the path still names the file open: else say nothing
             return store.marked_counts()
         except Exception:  # noqa: BLE001 - the app counts for itself, as without this
             self.close_reader()
             return None
 
+    def _reader(self, db_path: str) -> Store:
+        """The read-only store kept open on ``db_path`` (opened now if another or none)."""
+        from memharness_tui.store import Store
+
+        if self.reader is None or self.reader[0] != db_path:
+            self.close_reader()
+            store = Store.open(db_path, readonly=True)
+            store.without_memory_map()  # as the pass's: a truncated file is an error, no SIGBUS
+            self.reader = (db_path, store)
+        return self.reader[1]
+
     def close_reader(self) -> None:
+        self.pins = None
         reader, self.reader = self.reader, None
         if reader is not None:
             with contextlib.suppress(Exception):

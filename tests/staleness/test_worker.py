@@ -3,6 +3,7 @@ its precheck and hand-over of the work list; cancel; a failure or a lost child i
 
 from __future__ import annotations
 
+import contextlib
 import io
 import pickle
 import shutil
@@ -343,3 +344,110 @@ def test_after_a_writing_pass_the_child_sends_the_counts_it_read_after_its_last_
     spass = StalenessPass(here, [scenario.path], check_only=True)
     assert list(worker.events(job_for(spass), spass, got.append))[-1].done
     assert got == [None]  # nothing written: nothing to tell
+
+
+def _reads_of_pins(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per read of a store's pins (``work_list``) from now on."""
+    from memharness_tui.staleness import work as work_mod
+
+    reads: list[int] = []
+    real = work_mod.work_list
+
+    def counting(store: Any, commits: Any = None) -> Any:
+        reads.append(1)
+        return real(store, commits)
+
+    monkeypatch.setattr(work_mod, "work_list", counting)
+    return reads
+
+
+def _precheck(child: _Child, run: int, db: Path, repo: Path) -> list[int]:
+    """The fact ids of the work list the child's precheck kept for the pass."""
+    child.precheck(run, {"db_path": str(db), "repos": [str(repo)], "job": None})
+    assert child.prechecked is not None
+    return [w.fact_id for w in child.prechecked[2]]
+
+
+def test_pins_read_ahead_serve_the_precheck_until_a_commit_lands(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pass process reads the pins while nobody waits (``ahead``); the precheck after it
+    takes them, but only while no other connection has committed since."""
+    from memharness_tui.store import Store
+
+    db = tmp_path / "m.db"
+    ids = make_store(db, [{"source_commit": scenario.sha["c1"]}] * 4)
+    child = _Child(io.BytesIO(), io.BytesIO())
+    child.out = _Frames(child, cancel_at=None)  # type: ignore[assignment]
+    reads = _reads_of_pins(monkeypatch)
+    try:
+        child.read_ahead(str(db))
+        child.read_ahead(str(db))  # still the store's pins: not read again
+        assert reads == [1]
+        assert _precheck(child, 1, db, scenario.path) == ids
+        assert reads == [1]  # taken, not read again
+        assert child.out.messages[-1][:2] == ("coverage", 1)  # type: ignore[attr-defined]
+        agent = Store.open(str(db))
+        try:
+            new = agent.remember("proj", "pinned after the read ahead",
+                                 source_commit=scenario.sha["c1"])[0]
+        finally:
+            agent.close()
+        assert _precheck(child, 2, db, scenario.path) == [*ids, new]  # read again: a commit
+        assert reads == [1, 1]
+    finally:
+        child.close_reader()
+
+
+def test_pins_read_ahead_are_not_taken_for_a_file_swapped_in_since(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    db = tmp_path / "m.db"
+    make_store(db, [{"source_commit": scenario.sha["c1"]}] * 3)
+    other = tmp_path / "other.db"
+    theirs = make_store(other, [{"source_commit": scenario.sha["c1"]}] * 5)
+    child = _Child(io.BytesIO(), io.BytesIO())
+    child.out = _Frames(child, cancel_at=None)  # type: ignore[assignment]
+    reads = _reads_of_pins(monkeypatch)
+    try:
+        child.read_ahead(str(db))
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(f"{db}{suffix}")
+        os.replace(other, db)  # a sync tool puts another file at the path
+        assert _precheck(child, 1, db, scenario.path) == theirs
+        assert reads == [1, 1]
+    finally:
+        child.close_reader()
+
+
+def test_the_app_side_asks_the_pass_process_to_read_ahead(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PassWorker.ahead`` reaches the child over the pipe (no answer), and the precheck after
+    it answers as one that read the pins itself."""
+    here, there, _ = _two_copies(scenario, tmp_path)
+    worker.start()
+    worker.ahead(str(there))
+    cov = worker.precheck(str(there), [str(scenario.path)])
+    assert cov == pin_coverage(here, [scenario.path])
+    spass = StalenessPass(there, [scenario.path], batch_size=5)
+    events = list(worker.events(job_for(spass, prechecked=True), spass))
+    expected = StalenessPass(here, [scenario.path], batch_size=5).run()
+    assert events[-1].done and spass.report.summary_line() == expected.summary_line()
+
+
+def test_the_child_queues_a_read_ahead_between_the_jobs_it_is_sent(tmp_path: Path) -> None:
+    from memharness_tui.staleness.worker import _send
+
+    sent = io.BytesIO()
+    _send(sent, ("ahead", 0, {"db_path": str(tmp_path / "m.db")}))
+    _send(sent, ("job", 4, {"db_path": "x"}))
+    child = _Child(io.BytesIO(sent.getvalue()), io.BytesIO())
+    child.read()  # to the end of its stdin
+    queued = []
+    while (message := child.jobs.get_nowait()) is not None:
+        queued.append(message[:2])
+    assert queued == [("ahead", 0), ("job", 4)]

@@ -3,6 +3,8 @@ exact headless summary, every verdict is written, and cancel still stops it betw
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memharness_tui.tui.state import StalenessOptions
@@ -180,3 +182,31 @@ async def test_the_header_takes_the_counts_the_pass_process_read_after_the_pass(
         strip = str(app.screen.query_one(StatusStrip).render())
         assert f"{learned.pinned:,} pinned  3 stale  2 unresolved" in strip
         assert True not in calls  # nothing read in this process after the pass ended
+
+
+async def test_showing_the_tab_has_the_pass_process_read_the_pins_ahead(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pins are read while nobody waits: once the tab's list has loaded (and again with
+    the list's own read ahead), not between the start key and the pass."""
+    from memharness_tui.staleness import worker as worker_mod
+
+    asked: list[str] = []
+    real = worker_mod.PassWorker.ahead
+
+    def ahead(self, db_path):  # type: ignore[no-untyped-def]
+        asked.append(db_path)
+        real(self, db_path)
+
+    monkeypatch.setattr(worker_mod.PassWorker, "ahead", ahead)
+    app = real_clock_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        for _ in range(200):
+            if asked:
+                break
+            await pilot.pause(0.01)
+        assert asked and {Path(p).resolve() for p in asked} == {env.db.resolve()}
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        assert dash.state is not None and shown_summary(dash) == SUMMARY
+    assert verdicts(env) == EXPECTED

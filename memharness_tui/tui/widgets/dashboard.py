@@ -136,6 +136,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def on_mount(self) -> None:
         self.watch(self, "repos", self.follow.repos_changed, init=False)  # follow the new list
         self.controller.prepare_batch = self.panel.follower.prepare  # the list's work, as it comes
+        self.panel.follower.on_ahead = self._pins_ahead  # the pass process reads the pins too
         self.log_line(Text("s start a pass · Enter revise · Space mark, then y still true / "
                            "w downgrade · ? all keys", style="dim"))
 
@@ -144,6 +145,11 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         if opts.clock is None and opts.throttle is None:  # a test's pass stays in-process
             # once the list is shown: the pass process imports, the pass's rows are read
             self.panel.follower.look_ahead(then=self.controller.warm)
+
+    def _pins_ahead(self) -> None:
+        info = self.mapp.info
+        if info is not None and info.path != ":memory:" and not self.readonly:
+            self.controller.read_ahead(self.mapp.service.own_connection())
 
     def on_unmount(self) -> None:
         self.controller.close()

@@ -155,6 +155,7 @@ class PassController:
         self._runs = 0
         self.worker: PassWorker | None = None
         self._no_child = False  # the pass process failed once: passes stay in-process
+        self._ahead_for: str | None = None  # the store whose pins the pass process reads ahead
         #: called in the pass's thread with each batch's verdicts: what the UI will make of
         #: them, computed there as they arrive rather than all at once when they are shown
         self.prepare_batch: Callable[[list[Verdict]], Any] | None = None
@@ -173,6 +174,18 @@ class PassController:
             self.worker.start()
         except WorkerLost:
             self._give_up_child()
+            return
+        if self._ahead_for is not None:
+            self.worker.ahead(self._ahead_for)
+
+    def read_ahead(self, db_path: str) -> None:
+        """Have the pass process read the store's pins now, while nobody waits, so that the
+        precheck of a pass started before the next commit need not (sent at :meth:`warm`
+        when the process is not started yet). Returns at once."""
+        self._ahead_for = db_path
+        worker = self.worker
+        if worker is not None:
+            worker.ahead(db_path)
 
     def _give_up_child(self) -> None:
         worker, self.worker = self.worker, None

@@ -153,6 +153,9 @@ class PassFollower:
         self._prepared: list[Prepared | None] = []
         self._then: Callable[[], None] | None = None  # after the list's load (look_ahead)
         self._listed: tuple[list[Fact], dict[int, Fact]] = ([], {})  # _show's last list, by id
+        #: called as each read ahead starts on a store small enough (the pass process reads
+        #: the pins then: the dashboard's)
+        self.on_ahead: Callable[[], None] | None = None
 
     @property
     def _revision(self) -> int:
@@ -199,6 +202,8 @@ class PassFollower:
         limit = (await service.counts()).current
         if limit > PASS_ROWS_MAX:
             return None
+        if self.on_ahead is not None:
+            self.on_ahead()
         return await service.facts_by_id(None, limit)
 
     async def _rows_ahead(self) -> list[Fact] | None:
