@@ -196,3 +196,24 @@ async def test_a_count_due_where_the_log_stands_takes_the_learned_counts(
         service.close()
         agent.close()
         reader.close()
+
+
+def test_while_a_pass_of_ours_writes_its_commits_are_counted_less_often(
+        tmp_path, monkeypatch) -> None:
+    import time
+
+    monkeypatch.setattr(header_counts, "COUNT_AT_MOST_EVERY", 0.1)
+    monkeypatch.setattr(header_counts, "COUNT_WHILE_PASSING", 60)
+    service, agent, reader = _stores(tmp_path / "m.db")
+    try:
+        counts = service._counts
+        counts._at, counts._took = time.monotonic() - 1, 0.0  # the last count: a second ago
+        assert counts._may_count()
+        service.passing(True)
+        assert not counts._may_count()
+        service.passing(False)
+        assert counts._may_count()
+    finally:
+        service.close()
+        agent.close()
+        reader.close()

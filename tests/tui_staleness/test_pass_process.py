@@ -210,3 +210,36 @@ async def test_showing_the_tab_has_the_pass_process_read_the_pins_ahead(
         await until_done(pilot, dash)
         assert dash.state is not None and shown_summary(dash) == SUMMARY
     assert verdicts(env) == EXPECTED
+
+
+@pytest.mark.parametrize("how", ["writes", "check-only", "fails"])
+async def test_the_header_counts_less_often_only_while_a_writing_pass_runs(
+        env: Env, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    from memharness_tui.staleness import worker as worker_mod
+    from memharness_tui.tui.services.store import StoreService
+
+    told: list[bool] = []
+    real = StoreService.passing
+
+    def passing(self, writing):  # type: ignore[no-untyped-def]
+        told.append(writing)
+        real(self, writing)
+
+    monkeypatch.setattr(StoreService, "passing", passing)
+    if how == "fails":
+        def lost(self, job, report_to, *more):  # type: ignore[no-untyped-def]
+            raise worker_mod.WorkerLost("the pass process stopped unexpectedly")
+            yield  # a generator, as the real one
+
+        monkeypatch.setattr(worker_mod.PassWorker, "events", lost)
+    app = real_clock_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        if how == "check-only":
+            await pilot.press("k")
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        assert dash.state is not None and dash.state.done
+        assert (dash.state.error is not None) == (how == "fails")
+        assert told == [how != "check-only", False]
+        assert app.service._counts.passing is False

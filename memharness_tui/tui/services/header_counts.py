@@ -37,6 +37,11 @@ full read of 1M rows, ~0.3 s: not before 1.5 s — the tell comes first)."""
 COUNT_SHARE = 5
 """A count the panes did not ask for uses at most 1/``COUNT_SHARE`` of a core."""
 
+COUNT_WHILE_PASSING = 0.5
+"""Seconds: while a pass of this app's writes (``passing``), its commits are counted at most
+this often — its own counters show its progress, its last commit's counts come from the pass
+process (``learned``), and on two cores every count taken from the pass is time it waits."""
+
 WATCH_EVERY = 0.05
 """Seconds between two reads of the wal-index header (while someone follows the counts)."""
 
@@ -67,6 +72,7 @@ class HeaderCounts:
         self._told: StoreCounts | None = None  # as last told to them
         self._watch: asyncio.Future[None] | None = None
         self._watching = False  # the wal-index can be read (a WAL file, on Linux)
+        self.passing = False  # a pass of this app's writes (``COUNT_WHILE_PASSING``)
 
     def written(self) -> None:
         """A write was made: a count started before it is no answer any more."""
@@ -102,7 +108,8 @@ class HeaderCounts:
             self.count(version)
 
     def _may_count(self) -> bool:
-        return time.monotonic() - self._at >= max(COUNT_AT_MOST_EVERY, COUNT_SHARE * self._took)
+        gap = COUNT_WHILE_PASSING if self.passing else COUNT_AT_MOST_EVERY
+        return time.monotonic() - self._at >= max(gap, COUNT_SHARE * self._took)
 
     def learned(self, marked: MarkedCounts) -> None:
         """Another process read ``marked`` (its counts, where the log stood): told now if the

@@ -226,6 +226,11 @@ class StoreService:
             self._counts.count(version)  # ahead of the panes' reloads (header_counts.py)
         return version
 
+    def passing(self, writing: bool) -> None:
+        """A pass of this app's writes started (True) or ended: its commits are counted for
+        the header less often meanwhile (``header_counts.COUNT_WHILE_PASSING``)."""
+        self._counts.passing = writing
+
     def counted_elsewhere(self, marked: MarkedCounts) -> None:
         """Another process (the pass process) read these counts of this store: the header's
         until the log moves on from where they were read (``header_counts.py``)."""

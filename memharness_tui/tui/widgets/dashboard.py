@@ -238,6 +238,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
                               check_only=check_only,
                               batch_size=opts.batch_size, clock=opts.clock, work=work)
         st = self.controller.prepare(spass, check_only)
+        self.mapp.service.passing(not check_only)  # the header counts its commits less often
         self.post_message(SessionNews(new_pass=True))  # the app replaces its session
         self.panel.from_pass.started(self.repos)
         self.panel.follower.started(not check_only, work)
@@ -290,6 +291,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     def _finished(self, st: PassState, ev: PassProgress) -> None:
         st.done = True
+        self.mapp.service.passing(False)
         summary, took = self.query_one(PassCounters).finished(st, ev)
         line = Text(f"— pass {st.run} {'cancelled' if ev.cancelled else 'done'}: ", style="bold")
         line.append(summary.plain)
@@ -310,6 +312,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
     def _fail(self, st: PassState | None, error: str) -> None:
         """End the pass (if one ran) and say why; the dashboard is ready for another."""
         written = False
+        self.mapp.service.passing(False)
         self.panel.follower.ended(reload=False)
         if st is not None:
             st.done = True
