@@ -33,7 +33,7 @@ from memharness_tui.tui.widgets.staleness.counters import PassCounters
 from memharness_tui.tui.widgets.staleness.flagged import FlaggedPanel
 from memharness_tui.tui.widgets.staleness.follow import Followed, FollowMode
 from memharness_tui.tui.widgets.staleness.repo_bar import RepoBar
-from memharness_tui.tui.widgets.staleness.triage import confirm_bulk, reverify_elsewhere
+from memharness_tui.tui.widgets.staleness.triage import bulk_on_targets, reverify_elsewhere
 from memharness_tui.tui.widgets.staleness.verdict_log import VerdictLog
 
 if TYPE_CHECKING:
@@ -293,17 +293,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         st.done = True
         self.mapp.service.passing(False)
         summary, took = self.query_one(PassCounters).finished(st, ev)
-        line = Text(f"— pass {st.run} {'cancelled' if ev.cancelled else 'done'}: ", style="bold")
-        line.append(summary.plain)
-        self.log_line(line)
-        self.log_line(Text(f"  {took.plain}", style="dim"))  # its own line: at 80 columns
-        # the end of the summary's line (the timing) was cut off
-        for message in st.spass.report.repo_errors:  # damaged objects: those pins left as they were
-            self.log_line(Text(f"✗ repo error: {clean(message, single_line=True)}", style="bold red"))
-        if ev.stale and not st.check_only:
-            stale_ids = list(st.spass.report.stale_ids)[:50]
-            self.log_line(Text("  stale ids: " + ", ".join(f"#{i}" for i in stale_ids)
-                               + (" …" if ev.stale > len(stale_ids) else ""), style="dim"))
+        self.query_one(VerdictLog).pass_ended(st, ev, summary, took)
         self.panel.follower.ended(reload=True)  # unless the list holds every row written
         if not st.check_only and not st.counted:  # else once its counts came (on_pass_counted)
             self.app.post_message(StoreChanged())
@@ -385,20 +375,7 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         self._bulk("downgrade")
 
     def _bulk(self, kind: str) -> None:
-        facts = self.panel.targets()
-        if not facts:
-            return
-
-        def done(verb: str, result: Any) -> None:
-            self.panel.marked -= {f.id for f in facts}
-            self.mapp.notify(result.summary(verb), title="triage",
-                             severity="information" if result.changed else "warning", timeout=6)
-            self.log_line(Text(f"— triage: {result.summary(verb)}", style="bold"))
-
-        touching = [f.id for f in facts if (row := self.panel.rows.get(f.id)) is not None
-                    and row.triage is not None and row.triage.outcome == "touches"]
-        confirm_bulk(self, self.mapp, kind, facts, list(self.repos), self.options.factor, done,
-                     touching)
+        bulk_on_targets(self, kind)
 
     def action_bulk_elsewhere(self) -> None:
         reverify_elsewhere(self)

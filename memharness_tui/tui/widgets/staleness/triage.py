@@ -84,6 +84,26 @@ def _listing(facts: Sequence[Any], limit: int = 500) -> str:
     return "\n".join(lines)
 
 
+def bulk_on_targets(dash: Any, kind: str) -> None:
+    """``kind`` (still true, downgrade) on the dashboard's marked (or highlighted) facts, once
+    confirmed; those whose triage found a changed line that mentions them are named."""
+    panel = dash.panel
+    facts = panel.targets()
+    if not facts:
+        return
+
+    def done(verb: str, result: Any) -> None:
+        panel.marked -= {f.id for f in facts}
+        dash.mapp.notify(result.summary(verb), title="triage",
+                         severity="information" if result.changed else "warning", timeout=6)
+        dash.log_line(Text(f"— triage: {result.summary(verb)}", style="bold"))
+
+    touching = [f.id for f in facts if (row := panel.rows.get(f.id)) is not None
+                and row.triage is not None and row.triage.outcome == "touches"]
+    confirm_bulk(dash, dash.mapp, kind, facts, list(dash.repos), dash.options.factor, done,
+                 touching)
+
+
 def reverify_elsewhere(dash: Any) -> None:
     """Triage every matching row of the dashboard's flagged table, select the *elsewhere*
     ones (the file changed, no changed line mentions the fact), confirm, re-verify them."""

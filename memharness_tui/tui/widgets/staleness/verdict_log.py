@@ -20,7 +20,8 @@ from memharness_tui.tui.perf.scrolling import (
 from memharness_tui.tui.render import clean, freshness_badge, safe, theme_color
 
 if TYPE_CHECKING:
-    from memharness_tui.tui.services.passes import Verdict
+    from memharness_tui.tui.services.passes import PassProgress, Verdict
+    from memharness_tui.tui.widgets.staleness.controller import PassState
 
 LOG_LINES = 2000
 LOG_DETAIL = 24  # a drain this small is logged one line per verdict
@@ -50,6 +51,21 @@ class VerdictLog(SteadyScrollbars, RichLog):
 
     def line(self, text: Text) -> None:
         self.write(text)
+
+    def pass_ended(self, st: PassState, ev: PassProgress, summary: Text, took: Text) -> None:
+        """The lines that close a pass: its summary, its time (its own line: at 80 columns the
+        end of the summary's line was cut off), damaged objects met (those pins were left as
+        they were) and the stale ids."""
+        line = Text(f"— pass {st.run} {'cancelled' if ev.cancelled else 'done'}: ", style="bold")
+        line.append(summary.plain)
+        self.line(line)
+        self.line(Text(f"  {took.plain}", style="dim"))
+        for message in st.spass.report.repo_errors:
+            self.line(Text(f"✗ repo error: {clean(message, single_line=True)}", style="bold red"))
+        if ev.stale and not st.check_only:
+            stale_ids = list(st.spass.report.stale_ids)[:50]
+            self.line(Text("  stale ids: " + ", ".join(f"#{i}" for i in stale_ids)
+                           + (" …" if ev.stale > len(stale_ids) else ""), style="dim"))
 
     def verdicts(self, verdicts: Sequence[Verdict], several_repos: bool) -> None:
         if not verdicts:
