@@ -134,7 +134,7 @@ class MemharnessApp(App[int]):
         self._opening: asyncio.Future[Any] | None = None  # the open, sent at load
         self.opening = OpeningRecall(self.service, lambda: self.store_revision)
         self.details = FactDetails(self)
-        self.idle_gc = IdleCollector()
+        self.idle_gc = IdleCollector(hold=lambda: self.service.pass_writing)
         self.repo_prefs = ReposPreferences(lambda: self.options, self.config_dir, self._set_repos,
                                            self._warn)
         self.themes = ThemePreferences(self, self.settings, self.config_dir)

@@ -67,3 +67,23 @@ async def test_the_app_collects_after_a_pause_in_input_never_during_it(
         app.idle_gc.collect_if_idle()
         assert collected == [1.0]
     assert gc.get_threshold() == python_default  # the app's exit gives Python its own back
+
+
+async def test_no_idle_collection_while_a_pass_of_ours_writes(
+        sample, config_dir, monkeypatch, python_default):
+    """On two cores a full collection during a pass (~25 ms each) is taken from the pass
+    process; it waits for the pass's end (issue #26)."""
+    store, _ = sample
+    collected: list[float] = []
+    monkeypatch.setattr(gc_policy, "collect_if_due", lambda: collected.append(1.0) or True)
+    app = make_app(store, config_dir)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        collected.clear()
+        app.idle_gc.last_input = time.monotonic() - gc_policy.IDLE_SECONDS - 1
+        app.service.passing(True)  # as the Staleness tab does when a writing pass starts
+        app.idle_gc.collect_if_idle()
+        assert collected == []
+        app.service.passing(False)
+        app.idle_gc.collect_if_idle()
+        assert collected == [1.0]

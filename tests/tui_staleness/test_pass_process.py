@@ -242,4 +242,4 @@ async def test_the_header_counts_less_often_only_while_a_writing_pass_runs(
         assert dash.state is not None and dash.state.done
         assert (dash.state.error is not None) == (how == "fails")
         assert told == [how != "check-only", False]
-        assert app.service._counts.passing is False
+        assert app.service.pass_writing is False

@@ -57,9 +57,11 @@ class HeaderCounts:
     """The counts ahead (``count``), the one a header may join (``joinable``), and the
     listeners that follow every commit (``follow``)."""
 
-    def __init__(self, gateway: StoreGateway, path: Callable[[], str | None]) -> None:
+    def __init__(self, gateway: StoreGateway, path: Callable[[], str | None],
+                 passing: Callable[[], bool] = lambda: False) -> None:
         self._gw = gateway
         self._path = path  # the open store's, once open
+        self._passing = passing  # a pass of this app's writes (``COUNT_WHILE_PASSING``)
         self._changes = 0  # moves at every write seen (ours, or another connection's commit)
         self._counting: tuple[int, asyncio.Future[StoreCounts]] | None = None  # (at, in flight)
         self._learned: MarkedCounts | None = None  # another process's counts (``learned``)
@@ -72,7 +74,6 @@ class HeaderCounts:
         self._told: StoreCounts | None = None  # as last told to them
         self._watch: asyncio.Future[None] | None = None
         self._watching = False  # the wal-index can be read (a WAL file, on Linux)
-        self.passing = False  # a pass of this app's writes (``COUNT_WHILE_PASSING``)
 
     def written(self) -> None:
         """A write was made: a count started before it is no answer any more."""
@@ -108,7 +109,7 @@ class HeaderCounts:
             self.count(version)
 
     def _may_count(self) -> bool:
-        gap = COUNT_WHILE_PASSING if self.passing else COUNT_AT_MOST_EVERY
+        gap = COUNT_WHILE_PASSING if self._passing() else COUNT_AT_MOST_EVERY
         return time.monotonic() - self._at >= max(gap, COUNT_SHARE * self._took)
 
     def learned(self, marked: MarkedCounts) -> None:

@@ -165,7 +165,11 @@ class StoreService:
         self._seen_version: int | None = None  # as last told to the poll
         self._told_at = 0.0
         self._path: str | None = None  # of the store open now (``open``)
-        self._counts = HeaderCounts(gateway, lambda: self._path)  # counted ahead of the panes
+        #: a pass of this app's writes runs (``passing``): the header counts its commits less
+        #: often, and the idle garbage collection waits for its end
+        self.pass_writing = False
+        self._counts = HeaderCounts(gateway, lambda: self._path,  # counted ahead of the panes
+                                    lambda: self.pass_writing)
 
     def _written(self, reasons: Mapping[int, str] | None = None) -> None:
         self.recalls.forget()  # a recall in flight may predate this write: never share it
@@ -228,8 +232,9 @@ class StoreService:
 
     def passing(self, writing: bool) -> None:
         """A pass of this app's writes started (True) or ended: its commits are counted for
-        the header less often meanwhile (``header_counts.COUNT_WHILE_PASSING``)."""
-        self._counts.passing = writing
+        the header less often meanwhile (``header_counts.COUNT_WHILE_PASSING``), and the app's
+        idle garbage collection waits (``idle_gc``)."""
+        self.pass_writing = writing
 
     def counted_elsewhere(self, marked: MarkedCounts) -> None:
         """Another process (the pass process) read these counts of this store: the header's
