@@ -11,7 +11,7 @@ Protocol: length-prefixed pickles over the child's stdin/stdout, both ends this 
 Parent → child: ``("precheck", run, kwargs)`` (with the pass to start at once when the repos
 hold the pins), ``("job", run, kwargs)``, ``("cancel", run)``, and ``("ahead", 0, {"db_path"})``
 (no answer): read the store's pins now, while nobody waits, for the next precheck — which takes
-them only if no commit landed since (``PRAGMA data_version`` on the connection that read them).
+them only if the store file still stands where it did (``file_state``: no commit since).
 Child → parent: ``("coverage", run, (pins, resolved))`` or ``("repo_error", run, text)`` for a
 precheck; ``("event", run, event)`` per batch (a PassProgress as plain data, see ``_wire``),
 then ``("report", run, (last event, PassReport))`` — the report's verdicts left out, they came
@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memharness_tui.store import Store
     from memharness_tui.store.types import MarkedCounts
 
     from .precheck import PinCoverage
@@ -251,9 +250,13 @@ class PassWorker:
                         report_to.report = replace(report, verdicts=verdicts)
                         yield event
                         counts = None
-                        with contextlib.suppress(WorkerError):
+                        try:  # the pass has ended: nothing here may say it failed
                             kind, payload = self._answer(run)
                             counts = payload if kind == "counts" else None
+                        except WorkerError:
+                            pass  # the child went away: it is started afresh next time
+                        except Exception:  # noqa: BLE001 - e.g. counts that do not unpickle
+                            counts = None
                         if on_counts is not None:
                             on_counts(counts)
                         return
@@ -330,9 +333,8 @@ class _Child:
         self.lock = threading.Lock()
         self.cancelled: set[int] = set()
         self.current: tuple[int, Any] | None = None
-        self.reader: tuple[str, Store] | None = None  # a read-only store kept open (its path)
-        #: the pins read ahead on ``reader``: (data_version before the read, work, commits)
-        self.pins: tuple[int, list[Any], list[str]] | None = None
+        #: the pins read ahead: (the store file as it stood, ``file_state``; work, commits)
+        self.pins: tuple[object, list[Any], list[str]] | None = None
 
     def read(self) -> None:
         try:
@@ -364,36 +366,44 @@ class _Child:
                 self.read_ahead(kwargs["db_path"])
             else:
                 self.run(run, kwargs)
-        self.close_reader()
 
     def read_ahead(self, db_path: str) -> None:
         """Read the pins (the work list and the pinned commits) for the next precheck, unless
-        those read last are still the store's."""
+        those read last are still the store's. No connection stays open after it: one kept
+        open across a tool deleting the ``-wal`` and ``-shm`` would, at its close, put the old
+        log back over the commits made since (SQLite keeps one log index per database file in
+        a process, and every later connection here would share that old one)."""
+        from memharness_tui.store import Store
+
         from .work import work_list
 
+        if self.pins_now(db_path) is not None:
+            return
+        self.pins = None
         try:
-            if self.pins_now(db_path) is not None:
-                return
-            store = self._reader(db_path)
-            version = store.data_version()
-            commits: list[str] = []
-            work = work_list(store, commits)
-            self.pins = (version, work, commits)
+            before = file_state(db_path)  # with no connection of ours open
+            store = Store.open(db_path, readonly=True)
+            try:
+                store.without_memory_map()  # a truncated file: an error, never SIGBUS
+                commits: list[str] = []
+                work = work_list(store, commits)
+            finally:
+                store.close()
+            if before is not None and file_state(db_path) == before:  # no commit meanwhile
+                self.pins = (before, work, commits)
         except Exception:  # noqa: BLE001 - read ahead only: the precheck reads them itself
-            self.close_reader()
+            self.pins = None
 
     def pins_now(self, db_path: str) -> tuple[list[Any], list[str]] | None:
-        """The pins read ahead, if no commit landed since (and the path names that file)."""
+        """The pins read ahead, if the store file still stands as it did when they were read
+        (``file_state``: no commit since, nor another file at the path or beside it)."""
         pins = self.pins
-        if pins is None or self.reader is None or self.reader[0] != db_path:
+        if pins is None:
             return None
         try:
-            store = self.reader[1]
-            store.check_file()
-            if store.data_version() != pins[0]:
+            if file_state(db_path) != pins[0]:
                 return None
         except Exception:  # noqa: BLE001 - not knowable: read them again
-            self.close_reader()
             return None
         return pins[1], pins[2]
 
@@ -423,38 +433,27 @@ class _Child:
 
     def counts(self, db_path: str) -> MarkedCounts | None:
         """The store's header counts now, with where the log stands (None: not exactly),
-        read on a read-only store kept open for the next pass's end."""
-        try:
-            store = self._reader(db_path)
-            store.check_file()  # the path still names the file open: else say nothing
-            return store.marked_counts()
-        except Exception:  # noqa: BLE001 - the app counts for itself, as without this
-            self.close_reader()
-            return None
-
-    def _reader(self, db_path: str) -> Store:
-        """The read-only store kept open on ``db_path`` (opened now if another or none)."""
+        read on a read-only connection opened for it and closed at once."""
         from memharness_tui.store import Store
 
-        if self.reader is None or self.reader[0] != db_path:
-            self.close_reader()
+        try:
             store = Store.open(db_path, readonly=True)
-            store.without_memory_map()  # as the pass's: a truncated file is an error, no SIGBUS
-            self.reader = (db_path, store)
-        return self.reader[1]
-
-    def close_reader(self) -> None:
-        self.pins = None
-        reader, self.reader = self.reader, None
-        if reader is not None:
-            with contextlib.suppress(Exception):
-                reader[1].close()
+        except Exception:  # noqa: BLE001 - the app counts for itself, as without this
+            return None
+        try:
+            store.without_memory_map()
+            return store.marked_counts()
+        except Exception:  # noqa: BLE001 - likewise
+            return None
+        finally:
+            store.close()
 
     def run(self, run: int, kwargs: dict[str, Any]) -> None:
         from .runner import StalenessPass
         from .work import WorkItem
 
         kept, self.prechecked = self.prechecked, None  # a precheck's list is used once
+        self.pins = None  # a pass writes: read them again next time
         try:
             work = kwargs.pop("work")
             checkers = None
@@ -482,6 +481,41 @@ class _Child:
             with self.lock:
                 self.current = None
                 self.cancelled.discard(run)
+
+
+#: bytes of the wal-index header (both copies: each commit moves its change counter and last
+#: frame, a restarted log its salts) and of the database header (its change counter, page
+#: count) that say whether anything was committed
+_SHM_HEADER = 96
+_DB_HEADER = (24, 8)
+
+
+def file_state(db_path: str) -> object | None:
+    """Where the store file stands: which files the database, its ``-wal`` and its ``-shm``
+    are, and their headers' change counters. Equal twice: nothing was committed in between,
+    by anyone (None: the database file is not there).
+
+    Read with descriptors of its own, so only while this process has no connection to the
+    file open: closing a descriptor drops every POSIX lock the process holds on that file,
+    SQLite's included. The pass process holds none between requests."""
+    state: list[object] = []
+    for suffix, (offset, size) in (("", _DB_HEADER), ("-wal", (0, 0)),
+                                   ("-shm", (0, _SHM_HEADER))):
+        try:
+            fd = os.open(db_path + suffix, os.O_RDONLY)
+        except FileNotFoundError:
+            if not suffix:
+                return None
+            state.append(None)
+            continue
+        try:
+            st = os.fstat(fd)  # its size and time too: with no log (every connection closed)
+            # a commit checkpointed at once changes no header the database keeps in WAL mode
+            state.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                          os.pread(fd, size, offset) if size else b""))
+        finally:
+            os.close(fd)
+    return tuple(state)
 
 
 def warm_up() -> None:

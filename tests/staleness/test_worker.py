@@ -330,12 +330,13 @@ def test_after_a_writing_pass_the_child_sends_the_counts_it_read_after_its_last_
 
     here, _, _ = _two_copies(scenario, tmp_path)
     got: list[Any] = []
-    spass = StalenessPass(here, [scenario.path], batch_size=5)
-    events = list(worker.events(job_for(spass), spass, got.append))
-    assert events[-1].done and len(got) == 1 and got[0] is not None
-    store = Store.open(str(here), readonly=True)
+    store = Store.open(str(here), readonly=True)  # the app holds the file (and its log) open
     try:
-        assert got[0].counts == store.counts()
+        before = store.counts()
+        spass = StalenessPass(here, [scenario.path], batch_size=5)
+        events = list(worker.events(job_for(spass), spass, got.append))
+        assert events[-1].done and len(got) == 1 and got[0] is not None
+        assert got[0].counts == store.counts() != before
         assert got[0].counts.stale == spass.report.stale > 0
         assert got[0].mark == wal_pages.mark_now(str(here))  # the log stands where they were read
     finally:
@@ -396,7 +397,7 @@ def test_pins_read_ahead_serve_the_precheck_until_a_commit_lands(
         assert _precheck(child, 2, db, scenario.path) == [*ids, new]  # read again: a commit
         assert reads == [1, 1]
     finally:
-        child.close_reader()
+        child.pins = None
 
 
 def test_pins_read_ahead_are_not_taken_for_a_file_swapped_in_since(
@@ -420,7 +421,7 @@ def test_pins_read_ahead_are_not_taken_for_a_file_swapped_in_since(
         assert _precheck(child, 1, db, scenario.path) == theirs
         assert reads == [1, 1]
     finally:
-        child.close_reader()
+        child.pins = None
 
 
 def test_the_app_side_asks_the_pass_process_to_read_ahead(
@@ -451,3 +452,109 @@ def test_the_child_queues_a_read_ahead_between_the_jobs_it_is_sent(tmp_path: Pat
     while (message := child.jobs.get_nowait()) is not None:
         queued.append(message[:2])
     assert queued == [("ahead", 0), ("job", 4)]
+
+
+def test_pins_read_ahead_are_read_again_after_a_pass_in_the_child(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "m.db"
+    make_store(db, [{"source_commit": scenario.sha["c1"]}] * 3)
+    child = _Child(io.BytesIO(), io.BytesIO())
+    child.out = _Frames(child, cancel_at=None)  # type: ignore[assignment]
+    reads = _reads_of_pins(monkeypatch)
+    try:
+        child.read_ahead(str(db))
+        child.run(1, job_for(StalenessPass(db, [scenario.path], batch_size=2)))
+        assert [m[0] for m in child.out.messages[-2:]] == ["report", "counts"]  # type: ignore[attr-defined]
+        reads.clear()
+        _precheck(child, 2, db, scenario.path)
+        assert reads == [1]  # the pass wrote: the pins are read again
+    finally:
+        child.pins = None
+
+
+def test_pins_read_ahead_are_not_taken_once_the_log_files_were_replaced(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool deletes the ``-wal`` and ``-shm`` (the database file stays) and an agent in
+    another process commits: a connection kept open here still reads the old index, where that
+    commit never lands; the precheck lets it go and reads the pins afresh."""
+    import os
+    import subprocess
+    import sys
+
+    db = tmp_path / "m.db"
+    ids = make_store(db, [{"source_commit": scenario.sha["c1"]}] * 3)
+    child = _Child(io.BytesIO(), io.BytesIO())
+    child.out = _Frames(child, cancel_at=None)  # type: ignore[assignment]
+    try:
+        child.read_ahead(str(db))
+        assert child.pins is not None
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(f"{db}{suffix}")
+        agent = ("import sys; from memharness_tui.store import Store; s = Store.open(sys.argv[1]); "
+                 "print(s.remember('proj', 'pinned by an agent meanwhile', "
+                 "source_commit=sys.argv[2])[0]); s.close()")
+        new = int(subprocess.run([sys.executable, "-c", agent, str(db), scenario.sha["c1"]],
+                                 check=True, capture_output=True, text=True).stdout)
+        assert _precheck(child, 1, db, scenario.path) == [*ids, new]
+        # and nothing of ours, open or closed, put the old log back over the agent's commit
+        assert [fid for fid in rows(db)] == [*ids, new]
+    finally:
+        child.pins = None
+
+
+def test_counts_that_cannot_be_read_leave_the_pass_ended(
+    scenario: Scenario, tmp_path: Path, worker: PassWorker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pass had ended when its counts' message failed to come through: the events end
+    as they would, and the counts are None."""
+    from memharness_tui.staleness import worker as worker_mod
+
+    real = worker_mod._recv
+
+    def recv(inp: Any) -> tuple[Any, ...]:
+        message = real(inp)
+        if message[0] == "counts":
+            raise AttributeError("no such class here (an upgrade in place, say)")
+        return message
+
+    monkeypatch.setattr(worker_mod, "_recv", recv)
+    here, _, _ = _two_copies(scenario, tmp_path)
+    got: list[Any] = []
+    spass = StalenessPass(here, [scenario.path], batch_size=5)
+    events = list(worker.events(job_for(spass), spass, got.append))
+    assert events[-1].done and got == [None]
+    assert spass.report.summary_line().startswith("checked ")
+
+
+def test_pins_read_while_a_commit_landed_are_not_kept(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memharness_tui.staleness import work as work_mod
+    from memharness_tui.store import Store
+
+    db = tmp_path / "m.db"
+    make_store(db, [{"source_commit": scenario.sha["c1"]}] * 3)
+    holder = Store.open(str(db), readonly=True)  # the app's connection: the log stays
+    holder.counts()
+    real = work_mod.work_list
+
+    def committed_meanwhile(store: Any, commits: Any = None) -> Any:
+        items = real(store, commits)
+        agent = Store.open(str(db))
+        try:
+            agent.remember("proj", "pinned while the pins were read",
+                           source_commit=scenario.sha["c1"])
+        finally:
+            agent.close()
+        return items
+
+    monkeypatch.setattr(work_mod, "work_list", committed_meanwhile)
+    child = _Child(io.BytesIO(), io.BytesIO())
+    try:
+        child.read_ahead(str(db))
+        assert child.pins is None  # not knowable which commit they stand for: not kept
+    finally:
+        holder.close()

@@ -82,6 +82,7 @@ def test_no_marked_counts_when_a_commit_lands_during_the_read(tmp_path, monkeypa
 
 
 async def test_learned_counts_are_told_and_answered_without_a_read(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(header_counts, "WATCH_EVERY", 60)  # no count of the watch's between
     service, agent, reader = _stores(tmp_path / "m.db")
     heard: list[int] = []
     stop = service.follow_counts(lambda c: heard.append(c.total))
@@ -108,6 +109,7 @@ async def test_learned_counts_are_told_and_answered_without_a_read(tmp_path, mon
 
 
 async def test_counts_learned_after_the_log_moved_are_not_told(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(header_counts, "WATCH_EVERY", 60)
     service, agent, reader = _stores(tmp_path / "m.db")
     heard: list[int] = []
     stop = service.follow_counts(lambda c: heard.append(c.total))
@@ -145,9 +147,11 @@ async def test_learned_counts_end_when_a_row_they_saw_changes_currency(tmp_path)
         reader.close()
 
 
-async def test_a_count_read_before_the_learned_ones_is_not_told_over_them(tmp_path) -> None:
+async def test_a_count_read_before_the_learned_ones_is_not_told_over_them(
+        tmp_path, monkeypatch) -> None:
     """A count the app started before the pass's last commit ends after the pass process's
     counts arrived: the header keeps the newer ones."""
+    monkeypatch.setattr(header_counts, "WATCH_EVERY", 60)
     service, agent, reader = _stores(tmp_path / "m.db")
     heard: list[int] = []
     stop = service.follow_counts(lambda c: heard.append(c.total))

@@ -148,10 +148,12 @@ async def test_the_header_takes_the_counts_the_pass_process_read_after_the_pass(
     """Issue #26: the header settles as the pass ends, on the counts the pass process read just
     after its last commit; the app reads no row to learn them (nor for the panes' refresh)."""
     from memharness_tui.store import Store
+    from memharness_tui.tui.services import header_counts
     from memharness_tui.tui.widgets.header import StatusStrip
     from memharness_tui.tui.widgets.staleness import pass_rows
 
     monkeypatch.setattr(pass_rows, "PASS_CHECK_DELAY", 60)  # the list's check: not in this test
+    monkeypatch.setattr(header_counts, "COUNT_WHILE_PASSING", 60)  # nor the pass's own counts
     calls: list[bool] = []
     real = Store.counts
 
@@ -160,6 +162,7 @@ async def test_the_header_takes_the_counts_the_pass_process_read_after_the_pass(
         return real(self)
 
     app = real_clock_app(env)
+    app.poll_interval = 0  # the panes hear of the pass from its counts alone (no poll's tell)
     async with app.run_test(size=(140, 40)) as pilot:
         dash = await ready(pilot)
         monkeypatch.setattr(Store, "counts", counting)
@@ -243,3 +246,22 @@ async def test_the_header_counts_less_often_only_while_a_writing_pass_runs(
         assert (dash.state.error is not None) == (how == "fails")
         assert told == [how != "check-only", False]
         assert app.service.pass_writing is False
+
+
+async def test_a_failure_reported_after_the_pass_ended_leaves_it_ended(env: Env) -> None:
+    """Once a pass has ended on its summary, nothing after it (its counts' message going
+    wrong, say) may turn it into a failed one."""
+    from memharness_tui.tui.widgets.staleness.controller import PassFailed
+
+    app = real_clock_app(env)
+    async with app.run_test(size=(140, 40)) as pilot:
+        dash = await ready(pilot)
+        await pilot.press("s")
+        await until_done(pilot, dash)
+        st = dash.state
+        assert st is not None and st.done and st.error is None
+        dash.post_message(PassFailed(st.run, "the pass process stopped unexpectedly"))
+        await settle(pilot)
+        assert st.error is None and shown_summary(dash) == SUMMARY
+        log = "\n".join(str(line.text) for line in dash.query_one("#dash-log").lines)
+        assert "pass failed" not in log

@@ -267,12 +267,14 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         of the pass's writes only now, so the header's refresh need not read every row."""
         if message.counts is not None:
             self.mapp.service.counted_elsewhere(message.counts)
+        if is_current(self.state, message.run):  # not a newer pass's: it counts less often
+            self.mapp.service.passing(False)  # until its own counts came
         if message.wrote:
             self.app.post_message(StoreChanged())
 
     def on_pass_failed(self, message: PassFailed) -> None:
         st = self.state
-        if st is not None and is_current(st, message.run):
+        if st is not None and is_current(st, message.run) and not st.done:  # ended: stays so
             self._fail(st, message.error)
 
     def apply(self, st: PassState, ev: PassProgress) -> None:
@@ -291,7 +293,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     def _finished(self, st: PassState, ev: PassProgress) -> None:
         st.done = True
-        self.mapp.service.passing(False)
+        if not st.counted:  # else once the pass process's counts came (on_pass_counted)
+            self.mapp.service.passing(False)
         summary, took = self.query_one(PassCounters).finished(st, ev)
         self.query_one(VerdictLog).pass_ended(st, ev, summary, took)
         self.panel.follower.ended(reload=True)  # unless the list holds every row written
