@@ -138,6 +138,19 @@ def config_dir(tmp_path: Path) -> Path:
     return tmp_path / "config"
 
 
+def count_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per ``Store.counts`` call (in this process) from now on."""
+    calls: list[int] = []
+    real = Store.counts
+
+    def counting(self: Store) -> object:
+        calls.append(1)
+        return real(self)
+
+    monkeypatch.setattr(Store, "counts", counting)
+    return calls
+
+
 def opener_for(store: object) -> object:
     """A test's Store → an opener the app runs on its own DB thread (the production model):
     a second connection to the same file, with the same frozen clock."""

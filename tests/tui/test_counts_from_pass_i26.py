@@ -6,7 +6,10 @@ a row they saw becomes current or stops being so (``MarkedCounts.until``)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from dataclasses import replace
+
+import pytest
 
 from memharness_tui.store import FakeClock, Store, wal_pages
 from memharness_tui.store.types import MarkedCounts
@@ -14,46 +17,35 @@ from memharness_tui.tui.services import header_counts
 from memharness_tui.tui.services.gateway import StoreGateway
 from memharness_tui.tui.services.store import StoreService
 
+from .conftest import count_calls
+
 CLOCK = "2026-03-01T00:00:00.000Z"
 
 
-def _stores(path) -> tuple[StoreService, Store, Store]:  # noqa: ANN001
-    """The app's service, an agent's store and another process's reader, on one file."""
+@pytest.fixture
+def stores(tmp_path) -> Iterator[tuple[StoreService, Store, Store]]:  # noqa: ANN001
+    """The app's service, an agent's store (30 facts) and another process's reader, on one
+    file (``m.db``); all closed after the test."""
+    path = tmp_path / "m.db"
     agent = Store.open(str(path), clock=FakeClock(CLOCK, 1000))
     for i in range(30):
         agent.remember(f"s{i % 3}", f"fact {i}")
     gateway = StoreGateway(lambda: Store.open(str(path), clock=FakeClock(CLOCK, 1000)))
     reader = Store.open(str(path), readonly=True)
-    return StoreService(gateway), agent, reader
+    service = StoreService(gateway)
+    yield service, agent, reader
 
 
-def _counted(monkeypatch) -> list[int]:  # noqa: ANN001
-    calls: list[int] = []
-    real = Store.counts
-
-    def counting(self):  # noqa: ANN001, ANN202
-        calls.append(1)
-        return real(self)
-
-    monkeypatch.setattr(Store, "counts", counting)
-    return calls
-
-
-def test_marked_counts_are_the_counts_with_where_the_log_stands(tmp_path) -> None:
-    _service, agent, reader = _stores(tmp_path / "m.db")
-    try:
-        marked = reader.marked_counts()
-        assert marked is not None
-        assert marked.counts == reader.counts() == agent.counts()
-        assert marked.mark == wal_pages.mark_now(str(tmp_path / "m.db"))
-        agent.remember("s", "one more")
-        assert wal_pages.mark_now(str(tmp_path / "m.db")) != marked.mark  # a commit moves it
-        again = reader.marked_counts()
-        assert again is not None and again.counts.total == marked.counts.total + 1
-    finally:
-        agent.close()
-        reader.close()
-        _service.close()
+def test_marked_counts_are_the_counts_with_where_the_log_stands(stores, tmp_path) -> None:
+    _service, agent, reader = stores
+    marked = reader.marked_counts()
+    assert marked is not None
+    assert marked.counts == reader.counts() == agent.counts()
+    assert marked.mark == wal_pages.mark_now(str(tmp_path / "m.db"))
+    agent.remember("s", "one more")
+    assert wal_pages.mark_now(str(tmp_path / "m.db")) != marked.mark  # a commit moves it
+    again = reader.marked_counts()
+    assert again is not None and again.counts.total == marked.counts.total + 1
     memory = Store.open(":memory:")
     try:
         assert memory.marked_counts() is None  # no log to stand anywhere
@@ -61,10 +53,10 @@ def test_marked_counts_are_the_counts_with_where_the_log_stands(tmp_path) -> Non
         memory.close()
 
 
-def test_no_marked_counts_when_a_commit_lands_during_the_read(tmp_path, monkeypatch) -> None:
+def test_no_marked_counts_when_a_commit_lands_during_the_read(stores, tmp_path, monkeypatch) -> None:
     from memharness_tui.store.browse import BrowseReads
 
-    _service, agent, reader = _stores(tmp_path / "m.db")
+    _service, agent, reader = stores
     real = BrowseReads.counts
 
     def committed_meanwhile(self):  # noqa: ANN001, ANN202
@@ -72,18 +64,13 @@ def test_no_marked_counts_when_a_commit_lands_during_the_read(tmp_path, monkeypa
         agent.remember("s", "committed while the counts were read")
         return answer
 
-    try:
-        monkeypatch.setattr(BrowseReads, "counts", committed_meanwhile)
-        assert reader.marked_counts() is None  # which commit they stand for is not known
-    finally:
-        agent.close()
-        reader.close()
-        _service.close()
+    monkeypatch.setattr(BrowseReads, "counts", committed_meanwhile)
+    assert reader.marked_counts() is None  # which commit they stand for is not known
 
 
-async def test_learned_counts_are_told_and_answered_without_a_read(tmp_path, monkeypatch) -> None:
+async def test_learned_counts_are_told_and_answered_without_a_read(stores, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(header_counts, "WATCH_EVERY", 60)  # no count of the watch's between
-    service, agent, reader = _stores(tmp_path / "m.db")
+    service, agent, reader = stores
     heard: list[int] = []
     stop = service.follow_counts(lambda c: heard.append(c.total))
     try:
@@ -92,7 +79,7 @@ async def test_learned_counts_are_told_and_answered_without_a_read(tmp_path, mon
         agent.remember("s", "written by the pass, say")
         marked = reader.marked_counts()
         assert marked is not None and marked.counts.total == 31
-        calls = _counted(monkeypatch)
+        calls = count_calls(monkeypatch)
         service.counted_elsewhere(marked)
         assert heard[-1:] == [31]  # told at once
         assert (await service.counts()).total == 31
@@ -103,14 +90,11 @@ async def test_learned_counts_are_told_and_answered_without_a_read(tmp_path, mon
         assert calls == [1]
     finally:
         stop()
-        service.close()
-        agent.close()
-        reader.close()
 
 
-async def test_counts_learned_after_the_log_moved_are_not_told(tmp_path, monkeypatch) -> None:
+async def test_counts_learned_after_the_log_moved_are_not_told(stores, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(header_counts, "WATCH_EVERY", 60)
-    service, agent, reader = _stores(tmp_path / "m.db")
+    service, agent, reader = stores
     heard: list[int] = []
     stop = service.follow_counts(lambda c: heard.append(c.total))
     try:
@@ -123,36 +107,28 @@ async def test_counts_learned_after_the_log_moved_are_not_told(tmp_path, monkeyp
         assert (await service.counts()).total == 31
     finally:
         stop()
-        service.close()
-        agent.close()
-        reader.close()
 
 
-async def test_learned_counts_end_when_a_row_they_saw_changes_currency(tmp_path) -> None:
-    service, agent, reader = _stores(tmp_path / "m.db")
-    try:
-        await service.open()
-        marked = reader.marked_counts()
-        assert marked is not None
-        past = replace(marked, counts=replace(marked.counts, total=999),
-                       until="2000-01-01T00:00:00.000Z")
-        service.counted_elsewhere(past)
-        assert (await service.counts()).total == 30  # read: the instant they held until passed
-        future = replace(past, until="2999-01-01T00:00:00.000Z")
-        service.counted_elsewhere(future)
-        assert (await service.counts()).total == 999  # the learned answer itself, unread
-    finally:
-        service.close()
-        agent.close()
-        reader.close()
+async def test_learned_counts_end_when_a_row_they_saw_changes_currency(stores, tmp_path) -> None:
+    service, agent, reader = stores
+    await service.open()
+    marked = reader.marked_counts()
+    assert marked is not None
+    past = replace(marked, counts=replace(marked.counts, total=999),
+                   until="2000-01-01T00:00:00.000Z")
+    service.counted_elsewhere(past)
+    assert (await service.counts()).total == 30  # read: the instant they held until passed
+    future = replace(past, until="2999-01-01T00:00:00.000Z")
+    service.counted_elsewhere(future)
+    assert (await service.counts()).total == 999  # the learned answer itself, unread
 
 
 async def test_a_count_read_before_the_learned_ones_is_not_told_over_them(
-        tmp_path, monkeypatch) -> None:
+        stores, tmp_path, monkeypatch) -> None:
     """A count the app started before the pass's last commit ends after the pass process's
     counts arrived: the header keeps the newer ones."""
     monkeypatch.setattr(header_counts, "WATCH_EVERY", 60)
-    service, agent, reader = _stores(tmp_path / "m.db")
+    service, agent, reader = stores
     heard: list[int] = []
     stop = service.follow_counts(lambda c: heard.append(c.total))
     try:
@@ -175,49 +151,36 @@ async def test_a_count_read_before_the_learned_ones_is_not_told_over_them(
         assert heard == [31]  # the same counts: nothing new to tell
     finally:
         stop()
-        service.close()
-        agent.close()
-        reader.close()
 
 
 async def test_a_count_due_where_the_log_stands_takes_the_learned_counts(
-        tmp_path, monkeypatch) -> None:
-    service, agent, reader = _stores(tmp_path / "m.db")
-    try:
-        await service.open()
-        agent.remember("s", "the pass's last batch")
-        marked = reader.marked_counts()
-        assert isinstance(marked, MarkedCounts)
-        service.counted_elsewhere(marked)
-        calls = _counted(monkeypatch)
-        monkeypatch.setattr(header_counts, "COUNT_AT_MOST_EVERY", 0)
-        service._counts.count()  # the watch saw the pass's last commit
-        ahead = service._counts.joinable()
-        assert ahead is not None
-        assert (await ahead).total == 31
-        assert calls == []
-    finally:
-        service.close()
-        agent.close()
-        reader.close()
+        stores, tmp_path, monkeypatch) -> None:
+    service, agent, reader = stores
+    await service.open()
+    agent.remember("s", "the pass's last batch")
+    marked = reader.marked_counts()
+    assert isinstance(marked, MarkedCounts)
+    service.counted_elsewhere(marked)
+    calls = count_calls(monkeypatch)
+    monkeypatch.setattr(header_counts, "COUNT_AT_MOST_EVERY", 0)
+    service._counts.count()  # the watch saw the pass's last commit
+    ahead = service._counts.joinable()
+    assert ahead is not None
+    assert (await ahead).total == 31
+    assert calls == []
 
 
 def test_while_a_pass_of_ours_writes_its_commits_are_counted_less_often(
-        tmp_path, monkeypatch) -> None:
+        stores, tmp_path, monkeypatch) -> None:
     import time
 
     monkeypatch.setattr(header_counts, "COUNT_AT_MOST_EVERY", 0.1)
     monkeypatch.setattr(header_counts, "COUNT_WHILE_PASSING", 60)
-    service, agent, reader = _stores(tmp_path / "m.db")
-    try:
-        counts = service._counts
-        counts._at, counts._took = time.monotonic() - 1, 0.0  # the last count: a second ago
-        assert counts._may_count()
-        service.passing(True)
-        assert not counts._may_count()
-        service.passing(False)
-        assert counts._may_count()
-    finally:
-        service.close()
-        agent.close()
-        reader.close()
+    service, agent, reader = stores
+    counts = service._counts
+    counts._at, counts._took = time.monotonic() - 1, 0.0  # the last count: a second ago
+    assert counts._may_count()
+    service.passing(True)
+    assert not counts._may_count()
+    service.passing(False)
+    assert counts._may_count()

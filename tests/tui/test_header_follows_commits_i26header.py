@@ -15,7 +15,7 @@ from memharness_tui.tui.services.gateway import StoreGateway
 from memharness_tui.tui.services.store import StoreService
 from memharness_tui.tui.widgets.header import StatusStrip
 
-from .conftest import make_app, settle
+from .conftest import count_calls, make_app, settle
 
 CLOCK = "2026-03-01T00:00:00.000Z"
 
@@ -54,19 +54,6 @@ def _service(path) -> tuple[StoreService, Store]:  # noqa: ANN001
     return StoreService(gateway), agent
 
 
-def _counted(monkeypatch) -> list[int]:  # noqa: ANN001
-    """One entry per ``Store.counts`` call from now on."""
-    calls: list[int] = []
-    real = Store.counts
-
-    def counting(self):  # noqa: ANN001, ANN202
-        calls.append(1)
-        return real(self)
-
-    monkeypatch.setattr(Store, "counts", counting)
-    return calls
-
-
 async def _polls(service: StoreService, n: int) -> None:
     for _ in range(n):
         await service.data_version()
@@ -79,7 +66,7 @@ async def test_a_commit_not_told_is_counted_once(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(store_service, "TELL_AT_MOST_EVERY", 0)
     monkeypatch.setattr(header_counts, "COUNT_AT_MOST_EVERY", 0)
     monkeypatch.setattr(header_counts, "WATCH_EVERY", 0.01)
-    calls = _counted(monkeypatch)
+    calls = count_calls(monkeypatch)
     service, agent = _service(tmp_path / "m.db")
     heard: list[int] = []
     stop = service.follow_counts(lambda c: heard.append(c.total))
@@ -157,7 +144,7 @@ async def test_where_the_log_cannot_be_read_the_poll_counts_a_commit_once(
     monkeypatch.setattr(wal_pages, "mark_now", lambda path: None)
     monkeypatch.setattr(store_service, "TELL_AT_MOST_EVERY", 0)
     monkeypatch.setattr(header_counts, "COUNT_AT_MOST_EVERY", 0)
-    calls = _counted(monkeypatch)
+    calls = count_calls(monkeypatch)
     service, agent = _service(tmp_path / "m.db")
     heard: list[int] = []
     service.follow_counts(lambda c: heard.append(c.total))

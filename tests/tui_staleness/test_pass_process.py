@@ -118,8 +118,8 @@ async def test_no_pass_process_to_start_means_passes_run_in_the_app(
     assert verdicts(env) == EXPECTED
 
 
-async def test_a_pass_process_lost_mid_pass_fails_that_pass_and_the_next_runs_in_the_app(
-        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+def lose_the_pass_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every pass sent to the pass process fails as when the process went away mid-pass."""
     from memharness_tui.staleness import worker as worker_mod
 
     def lost(self, job, report_to, *more):  # type: ignore[no-untyped-def]
@@ -127,6 +127,11 @@ async def test_a_pass_process_lost_mid_pass_fails_that_pass_and_the_next_runs_in
         yield  # a generator, as the real one
 
     monkeypatch.setattr(worker_mod.PassWorker, "events", lost)
+
+
+async def test_a_pass_process_lost_mid_pass_fails_that_pass_and_the_next_runs_in_the_app(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    lose_the_pass_process(monkeypatch)
     app = real_clock_app(env)
     async with app.run_test(size=(140, 40)) as pilot:
         dash = await ready(pilot)
@@ -218,7 +223,6 @@ async def test_showing_the_tab_has_the_pass_process_read_the_pins_ahead(
 @pytest.mark.parametrize("how", ["writes", "check-only", "fails"])
 async def test_the_header_counts_less_often_only_while_a_writing_pass_runs(
         env: Env, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
-    from memharness_tui.staleness import worker as worker_mod
     from memharness_tui.tui.services.store import StoreService
 
     told: list[bool] = []
@@ -230,11 +234,7 @@ async def test_the_header_counts_less_often_only_while_a_writing_pass_runs(
 
     monkeypatch.setattr(StoreService, "passing", passing)
     if how == "fails":
-        def lost(self, job, report_to, *more):  # type: ignore[no-untyped-def]
-            raise worker_mod.WorkerLost("the pass process stopped unexpectedly")
-            yield  # a generator, as the real one
-
-        monkeypatch.setattr(worker_mod.PassWorker, "events", lost)
+        lose_the_pass_process(monkeypatch)
     app = real_clock_app(env)
     async with app.run_test(size=(140, 40)) as pilot:
         dash = await ready(pilot)
