@@ -48,6 +48,11 @@ PASS_CHECK_DELAY = 0.5
 #: seconds between two reads ahead of the believed rows (a store written to often is not read
 #: again after every write: its next pass reads its rows at its start)
 AHEAD_EVERY = 5.0
+#: a followed list longer than this many rows takes a pass's verdicts in at most every
+#: ``LONG_LIST_EVERY`` seconds (and at the pass's end): each time rebuilds the whole list
+#: (~50 ms at 28k rows, on the UI thread), which on two cores is taken from the pass
+LONG_LIST = 10_000
+LONG_LIST_EVERY = 0.5
 
 
 def shown_now(widget: Any) -> bool:
@@ -151,6 +156,9 @@ class PassFollower:
         self._ahead_at = -AHEAD_EVERY  # when the last read ahead started (monotonic)
         self._ahead_timer: Timer | None = None
         self._prepared: list[Prepared | None] = []
+        #: verdicts (and their batches' ``prepare``) not in the long list yet (``batch``)
+        self._held: tuple[list[Verdict], list[Prepared | None]] = ([], [])
+        self._taken_at = -LONG_LIST_EVERY  # when the list last took verdicts in (monotonic)
         self._then: Callable[[], None] | None = None  # after the list's load (look_ahead)
         self._listed: tuple[list[Fact], dict[int, Fact]] = ([], {})  # _show's last list, by id
         #: called as each read ahead starts on a store small enough (the pass process reads
@@ -287,10 +295,25 @@ class PassFollower:
         return self.rows.prepare(verdicts)
 
     def batch(self, verdicts: list[Verdict], prepared: Sequence[Prepared | None]) -> None:
-        """The pass committed these verdicts (``prepared``: :meth:`prepare` of each batch)."""
+        """The pass committed these verdicts (``prepared``: :meth:`prepare` of each batch).
+        A long list takes them in at most every ``LONG_LIST_EVERY`` (:meth:`ended` takes in
+        what is held)."""
         ready = [p.judged for p in prepared if p is not None]
         self._panel.from_pass.learn(verdicts, ready)
-        self._prepared = list(prepared)
+        held_verdicts, held_prepared = self._held
+        held_verdicts.extend(verdicts)
+        held_prepared.extend(prepared)
+        if len(self._panel.flagged) > LONG_LIST \
+                and time.monotonic() - self._taken_at < LONG_LIST_EVERY:
+            return
+        self._take_held()
+
+    def _take_held(self) -> None:
+        (verdicts, prepared), self._held = self._held, ([], [])
+        if not verdicts:
+            return
+        self._taken_at = time.monotonic()
+        self._prepared = prepared
         self.wrote(verdicts)
 
     def wrote(self, verdicts: list[Verdict]) -> None:
@@ -319,6 +342,7 @@ class PassFollower:
     def ended(self, *, reload: bool) -> None:
         """The pass ended. Followed to its end, the list holds every row it wrote: one load
         checks it shortly (after the header's recount); else it loads now if ``reload``."""
+        self._take_held()  # the verdicts a long list held back
         rows = self.rows
         if rows.active and rows.read is None and not self._panel._loads_running:
             self._ending = reload  # its rows are still being read (a busy machine): the
