@@ -173,8 +173,9 @@ class HeaderCounts:
         # else it was read before the log reached where the learned counts were read, and
         # the log still stands there: they are newer (the watch sees the log moved since
         # this count's start, and the next count takes them)
-        if self._again and not getattr(self._gw, "closed", False):
-            self._start()
+        if self._again and not getattr(self._gw, "closed", False) \
+                and (not self._watching or self._may_count()):
+            self._start()  # else the watch counts it once that is allowed (its mark moved)
 
     def _tell(self, counts: StoreCounts) -> None:
         if counts != self._told:
