@@ -11,7 +11,7 @@ Protocol: length-prefixed pickles over the child's stdin/stdout, both ends this 
 Parent → child: ``("precheck", run, kwargs)`` (with the pass to start at once when the repos
 hold the pins), ``("job", run, kwargs)``, ``("cancel", run)``, and ``("ahead", 0, {"db_path"})``
 (no answer): read the store's pins now, while nobody waits, for the next precheck — which takes
-them only if the store file still stands where it did (``file_state``: no commit since).
+them only if the store file still stands where it did (``pins_ahead``: no commit since).
 Child → parent: ``("coverage", run, (pins, resolved))`` or ``("repo_error", run, text)`` for a
 precheck; ``("event", run, event)`` per batch (a PassProgress as plain data, see ``_wire``),
 then ``("report", run, (last event, PassReport))`` — the report's verdicts left out, they came
@@ -39,6 +39,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
+
+from .pins_ahead import PinsAhead
 
 if TYPE_CHECKING:
     from memharness_tui.store.types import MarkedCounts
@@ -333,8 +335,7 @@ class _Child:
         self.lock = threading.Lock()
         self.cancelled: set[int] = set()
         self.current: tuple[int, Any] | None = None
-        #: the pins read ahead: (the store file as it stood, ``file_state``; work, commits)
-        self.pins: tuple[object, list[Any], list[str]] | None = None
+        self.ahead = PinsAhead()  # the pins read for the next precheck (``ahead``)
 
     def read(self) -> None:
         try:
@@ -363,49 +364,9 @@ class _Child:
             if kind == "precheck":
                 self.precheck(run, kwargs)
             elif kind == "ahead":
-                self.read_ahead(kwargs["db_path"])
+                self.ahead.read(kwargs["db_path"])
             else:
                 self.run(run, kwargs)
-
-    def read_ahead(self, db_path: str) -> None:
-        """Read the pins (the work list and the pinned commits) for the next precheck, unless
-        those read last are still the store's. No connection stays open after it: one kept
-        open across a tool deleting the ``-wal`` and ``-shm`` would, at its close, put the old
-        log back over the commits made since (SQLite keeps one log index per database file in
-        a process, and every later connection here would share that old one)."""
-        from memharness_tui.store import Store
-
-        from .work import work_list
-
-        if self.pins_now(db_path) is not None:
-            return
-        self.pins = None
-        try:
-            before = file_state(db_path)  # with no connection of ours open
-            store = Store.open(db_path, readonly=True)
-            try:
-                store.without_memory_map()  # a truncated file: an error, never SIGBUS
-                commits: list[str] = []
-                work = work_list(store, commits)
-            finally:
-                store.close()
-            if before is not None and file_state(db_path) == before:  # no commit meanwhile
-                self.pins = (before, work, commits)
-        except Exception:  # noqa: BLE001 - read ahead only: the precheck reads them itself
-            self.pins = None
-
-    def pins_now(self, db_path: str) -> tuple[list[Any], list[str]] | None:
-        """The pins read ahead, if the store file still stands as it did when they were read
-        (``file_state``: no commit since, nor another file at the path or beside it)."""
-        pins = self.pins
-        if pins is None:
-            return None
-        try:
-            if file_state(db_path) != pins[0]:
-                return None
-        except Exception:  # noqa: BLE001 - not knowable: read them again
-            return None
-        return pins[1], pins[2]
 
     def precheck(self, run: int, kwargs: dict[str, Any]) -> None:
         from .git import GitChecker, RepoError
@@ -414,7 +375,7 @@ class _Child:
         self.prechecked = None
         try:
             checkers = [GitChecker(r) for r in kwargs["repos"]]
-            pins = self.pins_now(kwargs["db_path"])
+            pins = self.ahead.now(kwargs["db_path"])
             if pins is not None:  # read ahead, no commit since: the store's pins now
                 work, commits = pins
                 cov = coverage_in(checkers, commits)
@@ -453,7 +414,7 @@ class _Child:
         from .work import WorkItem
 
         kept, self.prechecked = self.prechecked, None  # a precheck's list is used once
-        self.pins = None  # a pass writes: read them again next time
+        self.ahead.drop()  # a pass writes: read them again next time
         try:
             work = kwargs.pop("work")
             checkers = None
@@ -481,41 +442,6 @@ class _Child:
             with self.lock:
                 self.current = None
                 self.cancelled.discard(run)
-
-
-#: bytes of the wal-index header (both copies: each commit moves its change counter and last
-#: frame, a restarted log its salts) and of the database header (its change counter, page
-#: count) that say whether anything was committed
-_SHM_HEADER = 96
-_DB_HEADER = (24, 8)
-
-
-def file_state(db_path: str) -> object | None:
-    """Where the store file stands: which files the database, its ``-wal`` and its ``-shm``
-    are, and their headers' change counters. Equal twice: nothing was committed in between,
-    by anyone (None: the database file is not there).
-
-    Read with descriptors of its own, so only while this process has no connection to the
-    file open: closing a descriptor drops every POSIX lock the process holds on that file,
-    SQLite's included. The pass process holds none between requests."""
-    state: list[object] = []
-    for suffix, (offset, size) in (("", _DB_HEADER), ("-wal", (0, 0)),
-                                   ("-shm", (0, _SHM_HEADER))):
-        try:
-            fd = os.open(db_path + suffix, os.O_RDONLY)
-        except FileNotFoundError:
-            if not suffix:
-                return None
-            state.append(None)
-            continue
-        try:
-            st = os.fstat(fd)  # its size and time too: with no log (every connection closed)
-            # a commit checkpointed at once changes no header the database keeps in WAL mode
-            state.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
-                          os.pread(fd, size, offset) if size else b""))
-        finally:
-            os.close(fd)
-    return tuple(state)
 
 
 def warm_up() -> None:

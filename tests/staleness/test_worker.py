@@ -362,6 +362,13 @@ def _reads_of_pins(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return reads
 
 
+def _child() -> _Child:
+    """A child loop run in this process, its answers kept (``child.out.messages``)."""
+    child = _Child(io.BytesIO(), io.BytesIO())
+    child.out = _Frames(child, cancel_at=None)  # type: ignore[assignment]
+    return child
+
+
 def _precheck(child: _Child, run: int, db: Path, repo: Path) -> list[int]:
     """The fact ids of the work list the child's precheck kept for the pass."""
     child.precheck(run, {"db_path": str(db), "repos": [str(repo)], "job": None})
@@ -378,26 +385,22 @@ def test_pins_read_ahead_serve_the_precheck_until_a_commit_lands(
 
     db = tmp_path / "m.db"
     ids = make_store(db, [{"source_commit": scenario.sha["c1"]}] * 4)
-    child = _Child(io.BytesIO(), io.BytesIO())
-    child.out = _Frames(child, cancel_at=None)  # type: ignore[assignment]
+    child = _child()
     reads = _reads_of_pins(monkeypatch)
+    child.ahead.read(str(db))
+    child.ahead.read(str(db))  # still the store's pins: not read again
+    assert reads == [1]
+    assert _precheck(child, 1, db, scenario.path) == ids
+    assert reads == [1]  # taken, not read again
+    assert child.out.messages[-1][:2] == ("coverage", 1)  # type: ignore[attr-defined]
+    agent = Store.open(str(db))
     try:
-        child.read_ahead(str(db))
-        child.read_ahead(str(db))  # still the store's pins: not read again
-        assert reads == [1]
-        assert _precheck(child, 1, db, scenario.path) == ids
-        assert reads == [1]  # taken, not read again
-        assert child.out.messages[-1][:2] == ("coverage", 1)  # type: ignore[attr-defined]
-        agent = Store.open(str(db))
-        try:
-            new = agent.remember("proj", "pinned after the read ahead",
-                                 source_commit=scenario.sha["c1"])[0]
-        finally:
-            agent.close()
-        assert _precheck(child, 2, db, scenario.path) == [*ids, new]  # read again: a commit
-        assert reads == [1, 1]
+        new = agent.remember("proj", "pinned after the read ahead",
+                             source_commit=scenario.sha["c1"])[0]
     finally:
-        child.pins = None
+        agent.close()
+    assert _precheck(child, 2, db, scenario.path) == [*ids, new]  # read again: a commit
+    assert reads == [1, 1]
 
 
 def test_pins_read_ahead_are_not_taken_for_a_file_swapped_in_since(
@@ -409,19 +412,15 @@ def test_pins_read_ahead_are_not_taken_for_a_file_swapped_in_since(
     make_store(db, [{"source_commit": scenario.sha["c1"]}] * 3)
     other = tmp_path / "other.db"
     theirs = make_store(other, [{"source_commit": scenario.sha["c1"]}] * 5)
-    child = _Child(io.BytesIO(), io.BytesIO())
-    child.out = _Frames(child, cancel_at=None)  # type: ignore[assignment]
+    child = _child()
     reads = _reads_of_pins(monkeypatch)
-    try:
-        child.read_ahead(str(db))
-        for suffix in ("-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(f"{db}{suffix}")
-        os.replace(other, db)  # a sync tool puts another file at the path
-        assert _precheck(child, 1, db, scenario.path) == theirs
-        assert reads == [1, 1]
-    finally:
-        child.pins = None
+    child.ahead.read(str(db))
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{db}{suffix}")
+    os.replace(other, db)  # a sync tool puts another file at the path
+    assert _precheck(child, 1, db, scenario.path) == theirs
+    assert reads == [1, 1]
 
 
 def test_the_app_side_asks_the_pass_process_to_read_ahead(
@@ -459,18 +458,14 @@ def test_pins_read_ahead_are_read_again_after_a_pass_in_the_child(
 ) -> None:
     db = tmp_path / "m.db"
     make_store(db, [{"source_commit": scenario.sha["c1"]}] * 3)
-    child = _Child(io.BytesIO(), io.BytesIO())
-    child.out = _Frames(child, cancel_at=None)  # type: ignore[assignment]
+    child = _child()
     reads = _reads_of_pins(monkeypatch)
-    try:
-        child.read_ahead(str(db))
-        child.run(1, job_for(StalenessPass(db, [scenario.path], batch_size=2)))
-        assert [m[0] for m in child.out.messages[-2:]] == ["report", "counts"]  # type: ignore[attr-defined]
-        reads.clear()
-        _precheck(child, 2, db, scenario.path)
-        assert reads == [1]  # the pass wrote: the pins are read again
-    finally:
-        child.pins = None
+    child.ahead.read(str(db))
+    child.run(1, job_for(StalenessPass(db, [scenario.path], batch_size=2)))
+    assert [m[0] for m in child.out.messages[-2:]] == ["report", "counts"]  # type: ignore[attr-defined]
+    reads.clear()
+    _precheck(child, 2, db, scenario.path)
+    assert reads == [1]  # the pass wrote: the pins are read again
 
 
 def test_pins_read_ahead_are_not_taken_once_the_log_files_were_replaced(
@@ -485,24 +480,20 @@ def test_pins_read_ahead_are_not_taken_once_the_log_files_were_replaced(
 
     db = tmp_path / "m.db"
     ids = make_store(db, [{"source_commit": scenario.sha["c1"]}] * 3)
-    child = _Child(io.BytesIO(), io.BytesIO())
-    child.out = _Frames(child, cancel_at=None)  # type: ignore[assignment]
-    try:
-        child.read_ahead(str(db))
-        assert child.pins is not None
-        for suffix in ("-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(f"{db}{suffix}")
-        agent = ("import sys; from memharness_tui.store import Store; s = Store.open(sys.argv[1]); "
-                 "print(s.remember('proj', 'pinned by an agent meanwhile', "
-                 "source_commit=sys.argv[2])[0]); s.close()")
-        new = int(subprocess.run([sys.executable, "-c", agent, str(db), scenario.sha["c1"]],
-                                 check=True, capture_output=True, text=True).stdout)
-        assert _precheck(child, 1, db, scenario.path) == [*ids, new]
-        # and nothing of ours, open or closed, put the old log back over the agent's commit
-        assert [fid for fid in rows(db)] == [*ids, new]
-    finally:
-        child.pins = None
+    child = _child()
+    child.ahead.read(str(db))
+    assert child.ahead.held is not None
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{db}{suffix}")
+    agent = ("import sys; from memharness_tui.store import Store; s = Store.open(sys.argv[1]); "
+             "print(s.remember('proj', 'pinned by an agent meanwhile', "
+             "source_commit=sys.argv[2])[0]); s.close()")
+    new = int(subprocess.run([sys.executable, "-c", agent, str(db), scenario.sha["c1"]],
+                             check=True, capture_output=True, text=True).stdout)
+    assert _precheck(child, 1, db, scenario.path) == [*ids, new]
+    # and nothing of ours, open or closed, put the old log back over the agent's commit
+    assert [fid for fid in rows(db)] == [*ids, new]
 
 
 def test_counts_that_cannot_be_read_leave_the_pass_ended(
@@ -554,7 +545,7 @@ def test_pins_read_while_a_commit_landed_are_not_kept(
     monkeypatch.setattr(work_mod, "work_list", committed_meanwhile)
     child = _Child(io.BytesIO(), io.BytesIO())
     try:
-        child.read_ahead(str(db))
-        assert child.pins is None  # not knowable which commit they stand for: not kept
+        child.ahead.read(str(db))
+        assert child.ahead.held is None  # not knowable which commit they stand for: not kept
     finally:
         holder.close()
