@@ -36,6 +36,13 @@ def stores(tmp_path) -> Iterator[tuple[StoreService, Store, Store]]:  # noqa: AN
     yield service, agent, reader
 
 
+def told_totals(service: StoreService) -> list[int]:
+    """The totals the service tells the header from now on (it stops with the service)."""
+    heard: list[int] = []
+    service.follow_counts(lambda c: heard.append(c.total))
+    return heard
+
+
 def test_marked_counts_are_the_counts_with_where_the_log_stands(stores, tmp_path) -> None:
     _service, agent, reader = stores
     marked = reader.marked_counts()
@@ -71,42 +78,34 @@ def test_no_marked_counts_when_a_commit_lands_during_the_read(stores, tmp_path, 
 async def test_learned_counts_are_told_and_answered_without_a_read(stores, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(header_counts, "WATCH_EVERY", 60)  # no count of the watch's between
     service, agent, reader = stores
-    heard: list[int] = []
-    stop = service.follow_counts(lambda c: heard.append(c.total))
-    try:
-        await service.open()
-        assert (await service.counts()).total == 30
-        agent.remember("s", "written by the pass, say")
-        marked = reader.marked_counts()
-        assert marked is not None and marked.counts.total == 31
-        calls = count_calls(monkeypatch)
-        service.counted_elsewhere(marked)
-        assert heard[-1:] == [31]  # told at once
-        assert (await service.counts()).total == 31
-        assert calls == []  # nobody read the rows again in this process
-        # the log moves on: the learned counts are no answer any more
-        agent.remember("s", "an agent's commit after the pass")
-        assert (await service.counts()).total == 32
-        assert calls == [1]
-    finally:
-        stop()
+    heard = told_totals(service)
+    await service.open()
+    assert (await service.counts()).total == 30
+    agent.remember("s", "written by the pass, say")
+    marked = reader.marked_counts()
+    assert marked is not None and marked.counts.total == 31
+    calls = count_calls(monkeypatch)
+    service.counted_elsewhere(marked)
+    assert heard[-1:] == [31]  # told at once
+    assert (await service.counts()).total == 31
+    assert calls == []  # nobody read the rows again in this process
+    # the log moves on: the learned counts are no answer any more
+    agent.remember("s", "an agent's commit after the pass")
+    assert (await service.counts()).total == 32
+    assert calls == [1]
 
 
 async def test_counts_learned_after_the_log_moved_are_not_told(stores, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(header_counts, "WATCH_EVERY", 60)
     service, agent, reader = stores
-    heard: list[int] = []
-    stop = service.follow_counts(lambda c: heard.append(c.total))
-    try:
-        await service.open()
-        marked = reader.marked_counts()
-        assert marked is not None
-        agent.remember("s", "lands before the counts arrive")
-        service.counted_elsewhere(marked)
-        assert heard == []
-        assert (await service.counts()).total == 31
-    finally:
-        stop()
+    heard = told_totals(service)
+    await service.open()
+    marked = reader.marked_counts()
+    assert marked is not None
+    agent.remember("s", "lands before the counts arrive")
+    service.counted_elsewhere(marked)
+    assert heard == []
+    assert (await service.counts()).total == 31
 
 
 async def test_learned_counts_end_when_a_row_they_saw_changes_currency(stores, tmp_path) -> None:
@@ -129,28 +128,24 @@ async def test_a_count_read_before_the_learned_ones_is_not_told_over_them(
     counts arrived: the header keeps the newer ones."""
     monkeypatch.setattr(header_counts, "WATCH_EVERY", 60)
     service, agent, reader = stores
-    heard: list[int] = []
-    stop = service.follow_counts(lambda c: heard.append(c.total))
-    try:
-        await service.open()
-        before = wal_pages.mark_now(str(tmp_path / "m.db"))
-        older = agent.counts()
-        agent.remember("s", "the pass's last batch")
-        marked = reader.marked_counts()
-        assert marked is not None and before != marked.mark
-        counts = service._counts
-        counts.learned(marked)
-        assert heard == [31]
-        late: asyncio.Future = asyncio.get_running_loop().create_future()
-        late.set_result(older)
-        counts._counted(late, before)  # read at the mark before the pass's last commit
-        assert heard == [31]
-        same: asyncio.Future = asyncio.get_running_loop().create_future()
-        same.set_result(replace(marked.counts))
-        counts._counted(same, marked.mark)
-        assert heard == [31]  # the same counts: nothing new to tell
-    finally:
-        stop()
+    heard = told_totals(service)
+    await service.open()
+    before = wal_pages.mark_now(str(tmp_path / "m.db"))
+    older = agent.counts()
+    agent.remember("s", "the pass's last batch")
+    marked = reader.marked_counts()
+    assert marked is not None and before != marked.mark
+    counts = service._counts
+    counts.learned(marked)
+    assert heard == [31]
+    late: asyncio.Future = asyncio.get_running_loop().create_future()
+    late.set_result(older)
+    counts._counted(late, before)  # read at the mark before the pass's last commit
+    assert heard == [31]
+    same: asyncio.Future = asyncio.get_running_loop().create_future()
+    same.set_result(replace(marked.counts))
+    counts._counted(same, marked.mark)
+    assert heard == [31]  # the same counts: nothing new to tell
 
 
 async def test_a_count_due_where_the_log_stands_takes_the_learned_counts(
