@@ -128,7 +128,26 @@ class ScreenReader:
             return "\n".join(line.rstrip() for line in self.screen.display)
 
     def dump(self) -> str:
-        return "\n".join(line for line in self.text().splitlines() if line.strip())
+        with self._changed:
+            return self.dump_locked()
+
+    def cursor_in(self, label: str) -> bool:
+        """Whether the form row labelled ``label`` draws the text cursor: exactly one cell of
+        the field after the label has a background of its own (the focused box's cursor
+        cell; it blinks, so wait for it rather than look once)."""
+        with self._changed:
+            for y, line in enumerate(self.screen.display):
+                found = re.search(rf"█ {re.escape(label)}\s{{2,}}", line)
+                if found is None:
+                    continue
+                end = line.find("█", found.end())
+                row = self.screen.buffer[y]
+                bgs = [row[x].bg for x in range(found.end() - 1, end if end > 0 else len(line))]
+                if not bgs:
+                    return False
+                common = max(set(bgs), key=bgs.count)
+                return sum(bg != common for bg in bgs) == 1
+            return False
 
     def _wait(self, seen: Callable[[str], object], what: str, timeout: float,
               gone: Callable[[], str | None]) -> object:
