@@ -45,7 +45,7 @@ POLL_INTERVAL = 0.1  # seconds between PRAGMA data_version polls (another proces
 
 
 def _staleness_commands() -> type[Provider]:
-    """Issue #5's palette provider, imported lazily so the app starts without it loaded."""
+    """The staleness palette provider, imported lazily so the app starts without it loaded."""
     from memharness_tui.tui.staleness_commands import StalenessCommands
 
     return StalenessCommands

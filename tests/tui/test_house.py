@@ -84,3 +84,18 @@ def _build_app_line(root: Path) -> int:
     lines = (root / "memharness_tui/tui/app.py").read_text(encoding="utf-8").splitlines()
     start = next(n for n, line in enumerate(lines, 1) if line.startswith("def build_app("))
     return next(n for n, line in enumerate(lines[start:], start + 1) if "MemharnessApp(" in line)
+
+
+def test_the_package_names_no_issue_or_round() -> None:
+    """History lives in the CHANGELOG: the package's code, styles and names say what the code
+    is, not which issue or round brought it."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    tag = re.compile(r"[Ii]ssue #\d+|\(#\d+[),;]|\bround \d+\b|_i\d{2}\b|_r\d+\b")
+    found = [f"{path.relative_to(root)}:{n}"
+             for path in sorted((root / "memharness_tui").rglob("*"))
+             if path.suffix in {".py", ".tcss", ".md"}
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if tag.search(line) or tag.search(path.name)]
+    assert found == [], found
