@@ -43,10 +43,10 @@ async def _until(pilot: Any, cond: Any, limit: float = 600.0) -> float:
 
 
 async def run(db: Path, repo: Path) -> dict[str, Any]:
-    from memharness_tui.tui.app import MemharnessApp
+    from memharness_tui.tui.app import build_app
     from memharness_tui.tui.widgets.dashboard import StalenessDashboard, StalenessOptions
 
-    app = MemharnessApp(str(db), cursor_blink=False, config_dir=db.parent / "config")
+    app = build_app(str(db), cursor_blink=False, config_dir=db.parent / "config")
     app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
         repos=[str(repo)], cwd=str(db.parent), drift_delay=0)
     out: dict[str, Any] = {}

@@ -64,7 +64,7 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float,
     """One pass in the app, from the start key until the screen settles. ``keys``: press a key
     every ``probe_every`` s meanwhile and time each one to its handler (else only poll what is
     on screen, as often: a person waiting for the pass)."""
-    from memharness_tui.tui.app import MemharnessApp
+    from memharness_tui.tui.app import build_app
     from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
     try:  # where the TUI refactor (issue #9's sibling work) keeps it
@@ -72,7 +72,7 @@ async def run_in_app(db: Path, repo: Path, batch: int, probe_every: float,
     except ImportError:
         from memharness_tui.tui.widgets.dashboard import StalenessOptions
 
-    app = MemharnessApp(str(db), cursor_blink=False, config_dir=db.parent / "config")
+    app = build_app(str(db), cursor_blink=False, config_dir=db.parent / "config")
     app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
         batch_size=batch, repos=[str(repo)], cwd=str(db.parent))
     reached: list[float] = []

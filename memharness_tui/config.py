@@ -31,7 +31,7 @@ class Settings:
     theme: str | None = None
     recent_repos: list[str] = field(default_factory=list)
     hybrid: bool = False
-    """Hybrid recall in the app even without ``MEMHARNESS_HYBRID=1`` (issue #24)."""
+    """Hybrid recall in the app even without ``MEMHARNESS_HYBRID=1``."""
 
     def add_recent_repo(self, repo: str) -> None:
         self.recent_repos = [repo, *[r for r in self.recent_repos if r != repo]][:MAX_RECENT_REPOS]

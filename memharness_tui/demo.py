@@ -219,7 +219,7 @@ def record_verdicts(db_path: Path, repo: Path, t: _Timeline | None = None) -> No
     StalenessPass(db_path, [repo], clock=FakeClock(t.at(55, "12:15"), 0)).run()
 
 
-#: A few of each hygiene flag (issue #23), so the hygiene report has something real to fix.
+#: A few of each hygiene flag, so the hygiene report has something real to fix.
 HYGIENE_CODE_MAP = (
     "Request flow in tiny-shop: src/app.py routes every request, src/auth.py checks the session, "
     "src/db.py opens the connection, src/config.py reads the port, and src/legacy.py still "

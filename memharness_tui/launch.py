@@ -91,7 +91,8 @@ def check_db(db: str | None, *, demo: bool = False) -> None:
 
 
 def open_app(db: str | None, readonly: bool, *, demo: bool = False) -> int:
-    """Start the store's open and the opening search, then the app (it claims them)."""
+    """Start the store's open and the opening search, then the app (``build_app`` claims
+    them). The demo's store is built first, by ``build_app``."""
     if not demo:  # the store opens and the first search runs while Textual loads
         from .tui.app_early import open_early
 

@@ -1,4 +1,4 @@
-"""Memory hygiene (issue #23): find the ways a memory rots — near-duplicates, fragmented
+"""Memory hygiene: find the ways a memory rots — near-duplicates, fragmented
 subjects, code maps, compound and over-long facts, broken chains, stale pins — and fix them
 as store writes that keep history. Store-side: no Textual; a UI calls ``scan_path`` from a
 worker thread and ``plan_*`` / ``apply`` on the thread that owns its Store.

@@ -1,7 +1,7 @@
 """The Textual app: what the agents believe, searchable, browsable, and travelable in time.
 
-Entry points for the CLI: ``run_app(db_path, readonly=..., demo=...)``; tests construct
-``MemharnessApp`` directly with a ready Store (FakeClock) and a fixed ``now``.
+Built by :func:`build_app` (the console script through ``run_app``, and the tests, with a
+frozen clock and ``now``): one construction for every way the app starts.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from memharness_tui.tui.commands import AppCommands, FactCommands, RecallCommand
 from memharness_tui.tui.messages import OpenFact, StoreChanged
 from memharness_tui.tui.perf.keys import keep_key_order
 from memharness_tui.tui.perf.theme import start_with as start_with_theme
-from memharness_tui.tui.services import StoreGateway, StoreInfo, StoreService, default_now
+from memharness_tui.tui.services import StoreInfo, StoreService, default_now
 from memharness_tui.tui.services.details import FactDetails
 from memharness_tui.tui.services.embedding import embedding_for
 from memharness_tui.tui.services.hygiene import HygieneService
@@ -45,7 +45,7 @@ POLL_INTERVAL = 0.1  # seconds between PRAGMA data_version polls (another proces
 
 
 def _staleness_commands() -> type[Provider]:
-    """Issue #5's palette provider, imported lazily so the app starts without it loaded."""
+    """The staleness palette provider, imported lazily so the app starts without it loaded."""
     from memharness_tui.tui.staleness_commands import StalenessCommands
 
     return StalenessCommands
@@ -93,9 +93,10 @@ class MemharnessApp(App[int]):
 
     def __init__(
         self,
-        source: Any = None,
+        db_path: str | os.PathLike[str] | None = None,
         *,
         readonly: bool = False,
+        open_store: Callable[[], Any] | None = None,
         now: str | Callable[[], str] | None = None,
         config_dir: Path | None = None,
         search_debounce: float = 0.0,
@@ -103,20 +104,21 @@ class MemharnessApp(App[int]):
         staleness_options: Any = None,
         poll_interval: float = POLL_INTERVAL,
     ) -> None:
-        """``source``: a path / None (SPEC §1 default), or a zero-arg opener; either way the
-        store is opened and used on the app's one DB thread.
+        """``db_path``: the database (None: SPEC §1's default). The store is opened on the
+        app's one DB thread by the start ``app_early`` has pending for it (the command line's,
+        made by :func:`build_app`), else by one made here the same way; ``open_store`` opens it
+        instead of the default opener (a test's frozen clock).
 
         ``search_debounce``: 0 (the default) searches on every keystroke, latest wins (a newer
         keystroke cancels the older search, queued or in flight); > 0 waits that long after
         the last keystroke instead."""
         super().__init__()
         self.css_path = [*self.css_path, *tcss.screen_sheets()]  # read once, with app.tcss
-        self._early: app_early.EarlyStart | None = None
-        if source is None or isinstance(source, str | os.PathLike):
-            path = None if source is None else str(source)
-            self._early = app_early.claim(path, readonly)  # the CLI's head start, if any
-            source = app_early.opener(path, readonly)
-        self.gateway = self._early.gateway if self._early else StoreGateway(source)
+        path = None if db_path is None else str(db_path)
+        early = (app_early.claim(path, readonly, open_store)
+                 or app_early.start(path, readonly, open_store))
+        self._early: app_early.EarlyStart | None = early
+        self.gateway = early.gateway
         self.service = StoreService(self.gateway, on_write=self._after_write)
         self.hygiene = HygieneService(self.gateway, self.service.wrote)
         self._now = now
@@ -173,17 +175,15 @@ class MemharnessApp(App[int]):
     def on_load(self) -> None:
         """Before Textual composes, mounts and paints its first (empty) screen: send the open
         and the opening recall to the DB thread, so the store's import, its open and the first
-        query run while the framework starts up rather than after it. Already sent by the
-        command line before Textual was imported (``app_early``): take them over."""
+        query run while the framework starts up rather than after it: the start the app was
+        built with (``app_early``; the command line's was sent before Textual was imported)."""
         early, self._early = self._early, None
-        if early is not None:
-            self._opening = asyncio.wrap_future(early.opening)
-            self.service.recalls.adopt_recall(early.query, early.recall, early.ticket)
-        else:
-            self._opening = asyncio.ensure_future(self.service.open())
+        assert early is not None, "loaded twice"
+        self._opening = asyncio.ensure_future(self.service.adopt_open(early.opening))
+        self.service.recalls.adopt_recall(early.query, early.recall, early.ticket)
         self._opening.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         # behind the open on the same thread (or joins the early one)
-        self.opening.start(self.as_of, (early.query, early.first) if early else None)
+        self.opening.start(self.as_of, (early.query, early.first))
 
     def on_mount(self) -> None:
         app_early.shorten_switch_interval()  # restored at unmount
@@ -398,16 +398,29 @@ def _message(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def run_app(db_path: str | None, *, readonly: bool = False, demo: bool = False) -> int:
-    """Open the app on ``db_path`` (None → SPEC §1 default) or on the demo store; returns an exit code."""
-    options = None
+def build_app(db_path: str | os.PathLike[str] | None = None, *, readonly: bool = False,
+              demo: bool = False, **knobs: Any) -> MemharnessApp:
+    """The one way the app is built: by the console script (``launch.open_app``), ``python -m``,
+    each ``serve`` session (which runs the console script), ``--demo`` and the tests alike.
+
+    ``demo``: the demo store and repo (built on first use) instead of ``db_path``. The store's
+    open and the opening search start here unless already pending for this database
+    (``app_early.open_early``); ``knobs`` go to :class:`MemharnessApp`."""
     if demo:
         from memharness_tui.demo import ensure_demo
 
         db, repo = ensure_demo()
         db_path = str(db)
-        options = StalenessOptions(repos=[str(repo)])  # the demo's pins point into its own repo
-    app = MemharnessApp(db_path, readonly=readonly, staleness_options=options)
+        if knobs.get("staleness_options") is None:  # the demo's pins point into its own repo
+            knobs["staleness_options"] = StalenessOptions(repos=[str(repo)])
+    path = None if db_path is None else str(db_path)
+    app_early.open_early(path, readonly, knobs.get("open_store"))
+    return MemharnessApp(path, readonly=readonly, **knobs)
+
+
+def run_app(db_path: str | None, *, readonly: bool = False, demo: bool = False) -> int:
+    """Open the app on ``db_path`` (None → SPEC §1 default) or on the demo store; returns an exit code."""
+    app = build_app(db_path, readonly=readonly, demo=demo)
     try:
         with quit_on_signals(app):  # SIGTERM/SIGHUP end it as q does, terminal restored
             result = app.run()

@@ -5,8 +5,9 @@ Importing Textual takes ~0.15–0.3 s of a cold start. The command line calls
 (empty-query) recall — the first results, ~0.1 s of SQLite at 100k facts, which runs without
 the GIL — go on on the app's DB thread meanwhile. The app constructed next for the same
 database takes that DB thread over (:func:`claim`) and shows those results as its first ones;
-nothing is read twice. Without an early start (tests, embedders) the app sends the same two
-calls itself when it loads. This module imports neither Textual nor the store.
+nothing is read twice. An app built without a pending start (an embedder) makes its own with
+:func:`start` as it is constructed: every app gets its store the same way. This module imports
+neither Textual nor the store.
 
 The early start also pauses Python's cyclic garbage collector until the first results are on
 screen (``gc_policy``, where the app's collector policy lives).
@@ -15,6 +16,7 @@ screen (``gc_policy``, where the app's collector policy lives).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError
 from contextlib import suppress
 from dataclasses import dataclass
@@ -38,7 +40,7 @@ opener = store_opener  # how the app opens ``path`` on its DB thread (the servic
 class EarlyStart:
     """A DB thread already opening ``path`` and running the opening recall."""
 
-    key: tuple[str | None, bool]  # (path as given, readonly)
+    key: tuple[str | None, bool, Callable[[], Any] | None]  # (path as given, readonly, opener)
     gateway: StoreGateway
     opening: Future[Any]
     """``store_info``'s answer (or the open's error)."""
@@ -69,21 +71,36 @@ _pending: EarlyStart | None = None
 _switch_before: float | None = None
 
 
-def open_early(path: str | None, readonly: bool = False) -> None:
-    """Start opening ``path`` and its opening recall on a DB thread, for the app to claim."""
+def open_early(path: str | None, readonly: bool = False,
+               open_store: Callable[[], Any] | None = None) -> None:
+    """Start opening ``path`` and its opening recall on a DB thread, for the app to claim.
+
+    ``open_store`` opens the store instead of ``opener(path, readonly)`` (a test's frozen
+    clock). A start already pending for the same database, mode and opener is kept."""
     global _pending  # noqa: PLW0603 - one pending start per process, claimed once
+    key = (path, readonly, open_store)
     if _pending is not None:
+        if _pending.key == key:
+            return
         _pending.discard()
+    _pending = start(path, readonly, open_store)
+
+
+def start(path: str | None, readonly: bool = False,
+          open_store: Callable[[], Any] | None = None) -> EarlyStart:
+    """A DB thread opening ``path`` (with ``open_store`` if given) and running the opening
+    recall: how every app gets its store, early or not."""
     gc_policy.pause_for_start()
     shorten_switch_interval()
-    gateway = StoreGateway(opener(path, readonly))
+    gateway = StoreGateway(open_store or opener(path, readonly))
     opening, _ = gateway.submit(store_info)
     query = RecallQuery()  # what the Recall tab asks first (no text, no filters, now)
     first: Future[Any] = Future()
     call = first_screen_call(query, partial(_deliver, first), FIRST_SCREEN_WINDOW,
                              OPENING_FIRST_SCREEN_ABOVE)
     recall, ticket = gateway.submit(call, interruptible=True)
-    _pending = EarlyStart((path, readonly), gateway, opening, query, recall, ticket, first)
+    return EarlyStart((path, readonly, open_store), gateway, opening, query, recall, ticket,
+                      first)
 
 
 def _deliver(first: Future[Any], quick: Any) -> None:
@@ -92,12 +109,13 @@ def _deliver(first: Future[Any], quick: Any) -> None:
         first.set_result(quick)
 
 
-def claim(path: str | None, readonly: bool) -> EarlyStart | None:
-    """The early start for exactly this database and mode, if any (once); another one is
-    discarded."""
+def claim(path: str | None, readonly: bool,
+          open_store: Callable[[], Any] | None = None) -> EarlyStart | None:
+    """The early start for exactly this database, mode and opener, if any (once); another
+    one is discarded."""
     global _pending  # noqa: PLW0603
     early, _pending = _pending, None
-    if early is not None and early.key != (path, readonly):
+    if early is not None and early.key != (path, readonly, open_store):
         early.discard()
         gc_policy.resume()
         restore_switch_interval()

@@ -70,7 +70,7 @@ class RecallCommands(EntriesProvider):
             ("Recall: search", "Focus the search box (/)", partial(app.show_tab, "recall", True)),
             ("Recall: toggle agent view", "Show the exact text the agent's recall returns (a)",
              app.toggle_agent_view),
-            *hybrid_entries(app),  # reembed, hybrid on/off (hybrid_commands.py, #24)
+            *hybrid_entries(app),  # reembed, hybrid on/off (hybrid_commands.py)
         ]
 
 

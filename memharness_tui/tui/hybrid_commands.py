@@ -1,4 +1,4 @@
-"""Palette entries for hybrid recall (#24): reembed, and turning hybrid on or off (remembered
+"""Palette entries for hybrid recall: reembed, and turning hybrid on or off (remembered
 in the settings, like the theme)."""
 
 from __future__ import annotations

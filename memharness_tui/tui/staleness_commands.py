@@ -1,4 +1,4 @@
-"""Command palette entries for the staleness feature and for editing facts (issue #5).
+"""Command palette entries for the staleness feature and for editing facts.
 
 ``StalenessCommands`` is a provider the app can add to ``MemharnessApp.COMMANDS``; it also
 answers ``retract 12`` / ``revise 12`` with the matching action on that fact.

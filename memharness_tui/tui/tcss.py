@@ -1,4 +1,4 @@
-"""The one CSS convention (#22): a screen's or a widget's rules live in ``<its module>.tcss``
+"""The one CSS convention: a screen's or a widget's rules live in ``<its module>.tcss``
 beside its module; ``app.tcss`` (beside ``app.py``) holds only app-wide rules: Textual's stock
 widgets (the contrast fixes, tables' height, the tabs) and the one modal box every modal draws.
 

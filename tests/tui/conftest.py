@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memharness_tui.store import FakeClock, Store
-from memharness_tui.tui.app import MemharnessApp
+from memharness_tui.tui.app import MemharnessApp, build_app
 from tests.css_parse_cache import install as share_css_parses
 
 share_css_parses()  # one parse of each CSS per worker, not per app (tests/css_parse_cache.py)
@@ -160,13 +160,25 @@ def opener_for(store: object) -> object:
     return store
 
 
+def app_args(store: object) -> tuple[str | None, object]:
+    """``(db_path, open_store)`` for ``build_app``: a test's Store (its file, opened with its
+    frozen clock), a path (opened as the console script opens it) or a zero-arg opener."""
+    if isinstance(store, Store):
+        return str(store.path), opener_for(store)
+    if isinstance(store, str | Path):
+        return str(store), None
+    return None, store
+
+
 def make_app(store: object, config_dir: Path, **kwargs: object) -> MemharnessApp:
     """The app on the test's store file (opened on the app's DB thread) with frozen time, no
-    debounce and no cursor blink."""
+    debounce and no cursor blink, built as the console script builds it (``build_app``)."""
     kwargs.setdefault("now", NOW)
     kwargs.setdefault("search_debounce", 0)
     kwargs.setdefault("cursor_blink", False)
-    return MemharnessApp(opener_for(store), config_dir=config_dir, **kwargs)  # type: ignore[arg-type]
+    path, open_store = app_args(store)
+    return build_app(path, config_dir=config_dir, open_store=open_store,  # type: ignore[arg-type]
+                     **kwargs)
 
 
 async def settle(pilot: object) -> None:

@@ -17,7 +17,7 @@ from textual.widgets import Input, Select
 
 from memharness_tui.store import Store
 from memharness_tui.tui import app_early, gc_policy
-from memharness_tui.tui.app import MemharnessApp
+from memharness_tui.tui.app import MemharnessApp, build_app
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.results_table import ResultsTable
 
@@ -66,7 +66,7 @@ def opened(sample, monkeypatch: pytest.MonkeyPatch) -> Iterator[Opened]:
 
 
 def _app(path: str, config_dir: Path) -> MemharnessApp:
-    return MemharnessApp(path, config_dir=config_dir, now=NOW, cursor_blink=False)
+    return build_app(path, config_dir=config_dir, now=NOW, cursor_blink=False)
 
 
 @contextlib.asynccontextmanager

@@ -5,11 +5,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from pathlib import Path
 
 from textual.app import App
 
 import memharness_tui
-from memharness_tui.tui.app import MemharnessApp
+from memharness_tui.tui.app import MemharnessApp, build_app
 
 STORE = "memharness_tui.store."
 """The Store's six mixins are the other half of issue #22 (its facade): left to that work."""
@@ -40,7 +41,7 @@ def test_the_apps_parts_are_held_by_name() -> None:
     from memharness_tui.tui.services.repo_prefs import ReposPreferences
     from memharness_tui.tui.services.theme_prefs import ThemePreferences
 
-    app = MemharnessApp(":memory:")
+    app = build_app(":memory:")
     try:
         assert isinstance(app.opening, OpeningRecall)
         assert isinstance(app.details, FactDetails)
@@ -59,3 +60,42 @@ def test_no_class_mixes_in_more_than_one_class_of_its_own() -> None:
         if len(own) > 1:
             towers.append(f"{cls.__module__}.{cls.__qualname__}({', '.join(own)})")
     assert not towers, "classes that stack several of our own classes: " + "; ".join(towers)
+
+
+def test_the_app_is_built_in_one_place() -> None:
+    """Every app (the console script's, serve's sessions, the demo's, each test's) is built by
+    ``build_app``: a second way to construct it is how a door no user takes stays green."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    built = re.compile(r"\bMemharnessApp\s*\(")
+    found = []
+    for folder in ("memharness_tui", "tests", "bench", "scripts"):
+        for path in sorted((root / folder).rglob("*.py")):
+            if path == Path(__file__).resolve():
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if built.search(line) and not line.lstrip().startswith(("class ", "#")):
+                    found.append(f"{path.relative_to(root)}:{n}")
+    assert found == ["memharness_tui/tui/app.py:" + str(_build_app_line(root))], found
+
+
+def _build_app_line(root: Path) -> int:
+    lines = (root / "memharness_tui/tui/app.py").read_text(encoding="utf-8").splitlines()
+    start = next(n for n, line in enumerate(lines, 1) if line.startswith("def build_app("))
+    return next(n for n, line in enumerate(lines[start:], start + 1) if "MemharnessApp(" in line)
+
+
+def test_the_package_names_no_issue_or_round() -> None:
+    """History lives in the CHANGELOG: the package's code, styles and names say what the code
+    is, not which issue or round brought it."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    tag = re.compile(r"[Ii]ssue #\d+|\(#\d+[),;]|\bround \d+\b|_i\d{2}\b|_r\d+\b")
+    found = [f"{path.relative_to(root)}:{n}"
+             for path in sorted((root / "memharness_tui").rglob("*"))
+             if path.suffix in {".py", ".tcss", ".md"}
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if tag.search(line) or tag.search(path.name)]
+    assert found == [], found

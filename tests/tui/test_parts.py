@@ -216,7 +216,7 @@ def test_an_unexpected_error_ends_with_one_line_and_a_crash_log(
     import memharness_tui.tui.app as app_mod
 
     monkeypatch.setenv("MEMHARNESS_TUI_CACHE_DIR", str(tmp_path / "cache"))
-    app = app_mod.MemharnessApp(str(tmp_path / "m.db"), config_dir=tmp_path / "config")
+    app = app_mod.build_app(str(tmp_path / "m.db"), config_dir=tmp_path / "config")
     monkeypatch.setattr(app_mod.MemharnessApp, "is_headless", property(lambda self: False))
     shown: list[str] = []
     monkeypatch.setattr(app, "panic", lambda *r: shown.extend(str(x) for x in r))

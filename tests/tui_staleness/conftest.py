@@ -14,7 +14,7 @@ from memharness_tui.tui.app import MemharnessApp
 from memharness_tui.tui.state import StalenessOptions
 from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
-from ..tui.conftest import drain, opener_for
+from ..tui.conftest import drain, make_app
 from .helpers import APP_NOW, CLOCK_START, FakeTimer, Shop, build_repo, shop_facts
 
 DB = "memory.db"
@@ -33,15 +33,16 @@ class Env:
         return self.root / DB
 
     def app(self, *, batch_size: int = 2, repos: list[str] | None = None,
-            throttle: Any = None, store: Store | None = None) -> MemharnessApp:
-        app = MemharnessApp(opener_for(store or self.store), now=APP_NOW, cursor_blink=False,
-                            search_debounce=0, config_dir=self.root / "config")
-        app.staleness_options = StalenessOptions(  # type: ignore[attr-defined]
+            throttle: Any = None, store: Store | str | None = None) -> MemharnessApp:
+        """The app on ``store`` (default: this env's, with its frozen clock; a path string:
+        opened as the console script opens it)."""
+        options = StalenessOptions(
             clock=self.clock, timer=FakeTimer(), batch_size=batch_size,
             repos=repos if repos is not None else [str(self.shop.path)], cwd=str(self.root),
             throttle=throttle, drift_delay=0,
         )
-        return app
+        return make_app(store or self.store, self.root / "config", now=APP_NOW,
+                        staleness_options=options)
 
 
 @pytest.fixture

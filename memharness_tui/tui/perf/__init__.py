@@ -1,4 +1,4 @@
-"""Every use of a private Textual name, in one room (issue #22).
+"""Every use of a private Textual name, in one room.
 
 Each module here stands in for something Textual does in a way that cost this app frames, and
 says what it replaces and what it bought, measured (bench/README.md). A Textual upgrade

@@ -11,7 +11,7 @@ _on_screen_resume``): a screen is first resumed right after it is composed, its 
 styled as they were registered, and nothing a style depends on has changed since (its focus
 is restyled by the focus change itself). Later resumes re-style as Textual does (the theme or
 the app's focus may have changed while it was covered). Worth ~5 ms of the main screen's first
-frame at start (issue #26) and of the fact detail's build ahead.
+frame at start and of the fact detail's build ahead.
 """
 
 from __future__ import annotations

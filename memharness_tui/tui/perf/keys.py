@@ -1,4 +1,4 @@
-"""Keys reach a text box in the order they were typed (issue #21).
+"""Keys reach a text box in the order they were typed.
 
 Textual forwards every key to the focused widget. An ``Input`` types a printable key at once,
 in its own turn; a key it does not type (Left, Home, Ctrl+A, Ctrl+K, Enter…) it passes up to

@@ -4,7 +4,7 @@ Setting ``App.theme`` runs ``App._watch_theme``, which queues ``App.refresh_css`
 stylesheet that parses every rule again and re-styles every widget. That is what a theme
 change needs under a running app. Set in the constructor, the CSS has not been parsed yet and
 no widget exists; the queued re-parse still ran when the app started, ~8 ms of a cold start
-before the first frame (issue #26), and the app's first parse then parsed it all once more.
+before the first frame, and the app's first parse then parsed it all once more.
 ``start_with`` sets the theme without its watcher and does the watcher's other work at once:
 the theme's classes on the App, the stylesheet's variables (read by its first parse), and the
 ANSI → truecolor filter. Every later theme change goes through ``App.theme`` as usual.

@@ -1,4 +1,4 @@
-"""The Hygiene tab's door to the store (issue #23): the scan, the fragments' facts, and the
+"""The Hygiene tab's door to the store: the scan, the fragments' facts, and the
 fixes (plan, then apply), all through the app's gateway.
 
 The scan is one long read (seconds at a million facts). It runs on a thread of its own with a

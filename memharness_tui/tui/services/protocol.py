@@ -3,7 +3,7 @@
 The gateway runs ``fn(store)`` on its DB thread and ``StoreService`` writes those ``fn``
 against this protocol, so a type checker follows a query from the search box through
 ``StoreService.recall`` to ``Store.recall`` (``memharness_tui.store.store``) and its SQL.
-``memharness_tui.store.Store`` satisfies it (tests/tui/test_store_protocol_i22.py checks
+``memharness_tui.store.Store`` satisfies it (a test in tests/tui checks
 that it still does); tests may hand the gateway a smaller stand-in, which is why the
 gateway looks up the optional members (``twin_opener``, ``split_scans``,
 ``interrupt_check``, ``check_file``) with ``getattr`` before using them.

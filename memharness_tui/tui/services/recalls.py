@@ -52,7 +52,7 @@ FIRST_SCREEN_ABOVE = 20_000
 #: store whose ids pass 250,000. Below that its exact ranking (~0.3 ms of SQLite a thousand
 #: rows) is back before the screen is built, and a first screen would only show two lists in
 #: a row. At 1M facts it takes ~0.3 s of CPU, the first screen ~10 ms: the first results come
-#: with the screen, labelled, and the exact list replaces them (issue #26, cold start at 1M).
+#: with the screen, labelled, and the exact list replaces them (cold start at 1M).
 OPENING_FIRST_SCREEN_ABOVE = 250_000
 
 

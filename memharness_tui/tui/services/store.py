@@ -8,10 +8,12 @@ pins (and plan *still true*) through the git adapter, and report to the app (``o
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memharness_tui.tui.services import git
 from memharness_tui.tui.services.gateway import StoreGateway, StoreInfo
@@ -188,7 +190,12 @@ class StoreService:
     # ----- lifecycle and housekeeping ---------------------------------------------------
     async def open(self) -> tuple[StoreInfo, str | None]:
         """Open the store; its info and the migration note (if it was just migrated)."""
-        info, note = await self._gw.call(store_info)
+        return await self.adopt_open(self._gw.submit(store_info)[0])
+
+    async def adopt_open(self, opening: Future[Any]) -> tuple[StoreInfo, str | None]:
+        """The answer of ``store_info`` already sent to the DB thread (the app's start): its
+        info and migration note, and from then on the store this service has open."""
+        info, note = await self._gw.wait(opening)
         self._path = info.path
         return info, note
 
@@ -199,6 +206,12 @@ class StoreService:
         if self._path is None:
             raise RuntimeError("the database is not open yet")
         return self._path
+
+    def has_file(self) -> bool:
+        """The store open now exists on disk: a new store's file is written with its first
+        fact, so until then a connection of a pass's own has nothing to open."""
+        return self._path is not None and (self._path == ":memory:"
+                                           or os.path.exists(self._path))
 
     async def data_version(self) -> int:
         """SQLite's ``PRAGMA data_version``: moves when *another* connection commits.

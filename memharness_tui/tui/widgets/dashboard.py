@@ -148,7 +148,8 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     def _pins_ahead(self) -> None:
         info = self.mapp.info
-        if info is not None and info.path != ":memory:" and not self.readonly:
+        if info is not None and info.path != ":memory:" and not self.readonly \
+                and self.mapp.service.has_file():
             self.controller.read_ahead(self.mapp.service.own_connection())
 
     def on_unmount(self) -> None:
@@ -172,6 +173,9 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
         if self.running:
             self.mapp.notify("A pass is already running (c cancels it).", severity="warning",
                              timeout=3)
+            return
+        if not self.mapp.service.has_file():
+            self.mapp.notify("Nothing to check: this store has no facts yet.", timeout=4)
             return
         self._guarded_start()
 

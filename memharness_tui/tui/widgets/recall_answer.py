@@ -1,4 +1,4 @@
-"""How the Recall tab gets a search's answer: one exact recall, or a first screen first (#26).
+"""How the Recall tab gets a search's answer: one exact recall, or a first screen first.
 
 A typed search on a large store whose query scans (a half-typed word's substring fallback,
 the empty query) shows a quick first screen — the newest rows ranked, labelled "not yet

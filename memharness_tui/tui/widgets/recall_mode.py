@@ -1,5 +1,5 @@
 """Which ranking the Recall tab's list is: the agent's hybrid recall (query embedded off the
-UI thread) or keyword only, and why — one short label (#24). Composed into ``RecallPane``."""
+UI thread) or keyword only, and why — one short label. Composed into ``RecallPane``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Hygiene tab (issue #23): every way a memory rots, listed by kind, fixed by hand."""
+"""The Hygiene tab: every way a memory rots, listed by kind, fixed by hand."""
 
 from memharness_tui.tui.widgets.hygiene.flags import FIXES, GROUPS, Flag, flags_of
 from memharness_tui.tui.widgets.hygiene.pane import HygienePane
