@@ -8,6 +8,7 @@ back with the installed CLI.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from ..tui_staleness.helpers import EXPECTED
@@ -35,7 +36,8 @@ def flagged_ids(screen: str) -> list[int]:
     return ids
 
 
-def shows_flagged(ids: list[int]):  # noqa: ANN201 - a predicate for wait_for
+def shows_flagged(ids: list[int]) -> Callable[[str], bool]:
+    """The flagged list shows exactly ``ids``, in this order."""
     return lambda screen: flagged_ids(screen) == ids
 
 

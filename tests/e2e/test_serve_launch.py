@@ -97,9 +97,12 @@ async def test_serve_draws_the_store_and_answers_keys(tmp_path: Path) -> None:
                 await ws.send_str(json.dumps(["stdin", "\x1b[B"]))  # Down: to the results
                 await until(ws, screen, lambda s: "t Time travel" in s.splitlines()[-1],
                             "focus on the results")
+                await ws.send_str(json.dumps(["stdin", "2"]))
+                await until(ws, screen, lambda s: "person:alice  ·  current beliefs" in s,
+                            "the Subjects tab")
                 await ws.send_str(json.dumps(["stdin", "?"]))
-                await until(ws, screen, lambda s: "Recall tab" in s
-                            and "Retract the highlighted fact" in s, "the keys")
+                await until(ws, screen, lambda s: "Subjects tab" in s and "Keys" in s,
+                            "the keys that work on the Subjects tab")
     finally:
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGTERM)  # as Ctrl+C: the server stops its sessions
