@@ -16,6 +16,8 @@ from typing import Any, NoReturn
 
 from . import cli_args, launch
 from .cli_args import UsageError
+from .cli_context import add_parser as add_context
+from .cli_context import cmd_context
 from .cli_doctor import add_parser as add_doctor
 from .cli_doctor import cmd_doctor
 from .cli_hybrid import query_vector
@@ -147,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_reembed(sub)
     add_doctor(sub)
+    add_context(sub)
     from .cli_hygiene import add_parser as add_hygiene
 
     add_hygiene(sub, _common)
@@ -342,6 +345,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "serve": cmd_serve,
     "reembed": cmd_reembed,
     "doctor": cmd_doctor,
+    "context": cmd_context,
 }
 
 
