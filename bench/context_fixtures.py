@@ -110,7 +110,7 @@ def write_long_store(core: Path, path: Path) -> None:
 
 
 def top_subjects(path: Path) -> list[str]:
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+    with sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True) as conn:
         rows = conn.execute(
             "SELECT subject, COUNT(*) FROM facts WHERE superseded_by IS NULL AND "
             "retracted_at IS NULL GROUP BY subject ORDER BY 2 DESC, 1").fetchall()
@@ -118,7 +118,7 @@ def top_subjects(path: Path) -> list[str]:
 
 
 def newest_tx(path: Path) -> str:
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+    with sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True) as conn:
         return str(conn.execute("SELECT MAX(tx_at) FROM facts").fetchone()[0])
 
 
