@@ -5,6 +5,7 @@ Prints, byte for byte, what the reference's ``memharness-context`` prints for th
 but never changes the file: the hook's recalls reinforce, this preview's do not. The hook
 reads its numbers as JavaScript's ``Number()`` does (``0x20``, ``1e3``, `` 8 ``); so does this.
 A file that does not exist prints nothing, as the hook does (a note on stderr says so).
+The hook's MEMHARNESS_DEBUG usage log is not written either.
 """
 
 from __future__ import annotations
