@@ -23,6 +23,8 @@ from .cli_doctor import cmd_doctor
 from .cli_hybrid import query_vector
 from .cli_reembed import add_parser as add_reembed
 from .cli_reembed import cmd_reembed
+from .cli_review import add_parser as add_review
+from .cli_review import cmd_review
 from .cli_serve import cmd_serve
 from .cli_text import json_visible, visible_tree
 from .store import FakeClock, Store
@@ -150,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_reembed(sub)
     add_doctor(sub)
     add_context(sub)
+    add_review(sub)
     from .cli_hygiene import add_parser as add_hygiene
 
     add_hygiene(sub, _common)
@@ -346,6 +349,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "reembed": cmd_reembed,
     "doctor": cmd_doctor,
     "context": cmd_context,
+    "review": cmd_review,
 }
 
 

@@ -17,8 +17,8 @@ from .help_keys import classes_with_keys, documented, missing, read_help
 from .hybrid_helpers import FakeEmbedder, fake_service
 
 # Where each class's keys are checked in help: tests/tui/test_flows.py
-# (test_help_lists_every_key), tests/tui/test_hygiene_tab.py (test_help_lists_the_tabs_keys)
-# and this file. A class that binds a key and is in none of them fails the last test.
+# (test_help_lists_every_key), tests/tui/test_hygiene_tab.py (test_help_lists_the_tabs_keys),
+# tests/tui/test_context_screen.py, tests/tui/test_review_screen.py and this file. A class that binds a key and is in none of them fails the last test.
 CHECKED = {
     "test_flows": {"MemharnessApp", "MainScreen", "ResultsTable", "RecallPane", "SubjectsPane",
                    "DiffPane", "StalenessDashboard", "FlaggedPanel", "HygienePane",
@@ -27,6 +27,8 @@ CHECKED = {
                    "HelpScreen"},  # (help's own keys: its last line, "Esc, ? or q closes")
     "test_hygiene_tab": {"HygienePane", "FixEditor", "PlanPreview"},
     "this file": {"Welcome", "ReembedScreen"},
+    "test_context_screen": {"ContextScreen"},
+    "test_review_screen": {"ReviewScreen"},
 }
 
 

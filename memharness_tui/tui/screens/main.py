@@ -138,6 +138,7 @@ class MainScreen(AppScreen):
         self.watch_readonly(self.readonly)
         self.watch_as_of(self.as_of)
         self.refresh_counts()
+        self.refresh_review()
         self._build_hidden_panes()
 
     # ----- the panes behind the other tabs, built after the first results -----------------
@@ -220,6 +221,15 @@ class MainScreen(AppScreen):
 
     def watch_store_revision(self) -> None:
         self.refresh_counts()
+        self.refresh_review()
+
+    @work(exclusive=True, group="review-count", exit_on_error=False)
+    async def refresh_review(self) -> None:
+        """The status strip's "N to review" (screens/review.py)."""
+        from memharness_tui.tui.services.review import to_review
+
+        count = await to_review(self.mapp)
+        self.query_one("#status-strip", StatusStrip).set_to_review(count)
 
     @work(exclusive=True, group="counts", exit_on_error=False)
     async def refresh_counts(self) -> None:
