@@ -61,7 +61,7 @@ async def test_a_widget_mounted_in_a_tab_brings_its_keys_to_help_on_another_tab(
     """The other tabs' keys come from the live widgets in them, not from a list of classes."""
 
     class Chime(Static):
-        BINDINGS = [Binding("z", "app.bell", "Ring the bell (a widget mounted just now)")]
+        BINDINGS = [Binding("j", "app.bell", "Ring the bell (a widget mounted just now)")]
 
     store, _ = sample
     app = make_app(store, config_dir)
@@ -72,8 +72,8 @@ async def test_a_widget_mounted_in_a_tab_brings_its_keys_to_help_on_another_tab(
         text = await read_help(pilot)  # on the Recall tab
     others = text[text.index("The other tabs"):]
     changes = others[others.index("Changes tab"):]
-    assert documented(changes, "z", "Ring the bell (a widget mounted just now)")
-    assert not documented(text[:text.index("The other tabs")], "z")
+    assert documented(changes, "j", "Ring the bell (a widget mounted just now)")
+    assert not documented(text[:text.index("The other tabs")], "j")
 
 
 def test_every_class_that_binds_keys_has_its_help_checked():
