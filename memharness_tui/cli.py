@@ -16,11 +16,15 @@ from typing import Any, NoReturn
 
 from . import cli_args, launch
 from .cli_args import UsageError
+from .cli_context import add_parser as add_context
+from .cli_context import cmd_context
 from .cli_doctor import add_parser as add_doctor
 from .cli_doctor import cmd_doctor
 from .cli_hybrid import query_vector
 from .cli_reembed import add_parser as add_reembed
 from .cli_reembed import cmd_reembed
+from .cli_review import add_parser as add_review
+from .cli_review import cmd_review
 from .cli_serve import cmd_serve
 from .cli_text import json_visible, visible_tree
 from .store import FakeClock, Store
@@ -147,6 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_reembed(sub)
     add_doctor(sub)
+    add_context(sub)
+    add_review(sub)
     from .cli_hygiene import add_parser as add_hygiene
 
     add_hygiene(sub, _common)
@@ -342,6 +348,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "serve": cmd_serve,
     "reembed": cmd_reembed,
     "doctor": cmd_doctor,
+    "context": cmd_context,
+    "review": cmd_review,
 }
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from memharness_tui.paths import cache_dir, config_dir
 
 __all__ = ["SettingsFileDamaged", "Settings", "atomic_write_text", "cache_dir", "config_dir",
+           "database_key", "load_database_entry", "save_database_entry",
            "load_settings", "readable_json", "save_settings", "user_themes_dir"]
 
 SETTINGS_FILE = "settings.json"
@@ -134,4 +135,59 @@ def save_settings(settings: Settings, folder: Path | None = None) -> Path:
     path = target_dir / SETTINGS_FILE
     readable_json(path)  # refuses to save over a file the user must fix first
     atomic_write_text(path, json.dumps(asdict(settings), indent=2) + "\n")
+    return path
+
+
+def database_key(db: str | os.PathLike[str] | None) -> str:
+    """The key a database's own settings are saved under: its resolved path."""
+    if db is None or str(db) == ":memory:":
+        return ":memory:"
+    try:
+        return str(Path(db).expanduser().resolve())
+    except (OSError, RuntimeError):
+        return str(db)
+
+
+def _per_database(path: Path, *, strict: bool) -> dict[str, object]:
+    """Every database's entry in a ``{database path: value}`` file. A file that cannot be
+    parsed reads as empty — or, ``strict`` (before a save), raises SettingsFileDamaged."""
+    try:
+        raw = readable_json(path)
+    except SettingsFileDamaged:
+        if strict:
+            raise
+        return {}
+    except OSError:
+        return {}
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        if strict:
+            raise SettingsFileDamaged(
+                f"{path} does not hold a JSON object of database paths; it was left as it "
+                "is and nothing was saved over it — fix or remove it")
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(k, str)}
+
+
+def load_database_entry(name: str, db: str | os.PathLike[str] | None,
+                        folder: Path | None = None) -> dict[str, object]:
+    """Database ``db``'s entry (a JSON object) in the settings file ``name``; {} when none."""
+    value = _per_database((folder or config_dir()) / name, strict=False).get(database_key(db))
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def save_database_entry(name: str, db: str | os.PathLike[str] | None,
+                        entry: dict[str, object], folder: Path | None = None) -> Path:
+    """Replace ``db``'s entry in the settings file ``name`` (atomic, under the folder's lock),
+    keeping the other databases' entries. A file that cannot be parsed is kept, never saved
+    over (SettingsFileDamaged, an OSError saying which file and what to do)."""
+    target = folder or config_dir()
+    target.mkdir(parents=True, exist_ok=True)
+    path = target / name
+    with folder_lock(target):
+        saved = _per_database(path, strict=True)
+        saved[database_key(db)] = entry
+        atomic_write_text(path, json.dumps(saved, indent=2, sort_keys=True,
+                                           ensure_ascii=False) + "\n")
     return path

@@ -35,3 +35,11 @@ def cache_dir() -> Path:
     if env:
         return Path(env)
     return Path(platformdirs.user_cache_dir(APP_NAME))
+
+
+def data_dir() -> Path:
+    """Our data folder (the undo journals); MEMHARNESS_TUI_DATA_DIR overrides."""
+    env = os.environ.get("MEMHARNESS_TUI_DATA_DIR")
+    if env:
+        return Path(env)
+    return Path(platformdirs.user_data_dir(APP_NAME))

@@ -13,6 +13,8 @@ them, its sibling parts:
 - ``_answers``: answers remembered per snapshot (``remembered.py``)
 - ``_embeddings``: the embedding columns and reembed's work list (``embeddings_io.py``)
 - ``_hygiene``: near-duplicates of a new fact (``hygiene_reads.py``)
+- ``_context``: the SessionStart hook's text, without reinforcing (``session_context.py``)
+- ``_review``: what agents wrote after a review mark (``review_reads.py``)
 
 Each public method below is its part's method (``_part("_recall", RecallReads.recall)``): one
 signature, kept with the code, so a type checker follows a call from here to its SQL.
@@ -40,6 +42,8 @@ from .models import FactModel
 from .neighbours import Neighbours, nearest
 from .recall import RecallReads
 from .remembered import Remembered
+from .review_reads import ReviewReads
+from .session_context import ContextReads
 from .split_scan import SplitScanner, SplitScans
 from .types import RankingSettings
 from .verdict_writer import VerdictWriter
@@ -83,6 +87,8 @@ class Store:
         self._verdicts = VerdictWriter(self._file)
         self._embeddings = EmbeddingIO(self._file)
         self._hygiene = NearDuplicateReads(self._file)
+        self._context = ContextReads(self._file, self._recall, self._browse)
+        self._review = ReviewReads(self._file)
 
     @classmethod
     def open(
@@ -276,6 +282,12 @@ class Store:
 
     recall = _part("_recall", RecallReads.recall)
     recall_first_screen = _part("_first_screen", FirstScreenReads.recall_first_screen)
+    # the SessionStart hook's text, never reinforcing (session_context.py)
+    session_context = _part("_context", ContextReads.session_context)
+    # what agents wrote after a review mark (review_reads.py)
+    review_queue = _part("_review", ReviewReads.review_queue)
+    review_count = _part("_review", ReviewReads.review_count)
+    review_head = _part("_review", ReviewReads.review_head)
     # the age bound on its own (tests/store/test_age_bound.py checks its cut dates)
     _recent_enough = _part("_age", AgeBound.recent_enough)
 

@@ -48,6 +48,7 @@ class AppCommands(EntriesProvider):
             ("Help: keys", "Every key the app understands", app.action_help),
             ("Reload", "Re-read counts and lists (agents may have written meanwhile)",
              app.reload_all),
+            *_entries(app, "review_entries"),  # the review queue (context_commands.py)
         ]
         from memharness_tui.tui.screens.main import TABS
 
@@ -63,6 +64,13 @@ def hybrid_entries(app: MemharnessApp) -> list[Entry]:
     return entries(app)
 
 
+def _entries(app: MemharnessApp, name: str) -> list[Entry]:
+    from memharness_tui.tui import context_commands
+
+    entries: Callable[[MemharnessApp], list[Entry]] = getattr(context_commands, name)
+    return entries(app)
+
+
 class RecallCommands(EntriesProvider):
     def entries(self) -> list[Entry]:
         app = self.mapp
@@ -71,6 +79,7 @@ class RecallCommands(EntriesProvider):
             ("Recall: toggle agent view", "Show the exact text the agent's recall returns (a)",
              app.toggle_agent_view),
             *hybrid_entries(app),  # reembed, hybrid on/off (hybrid_commands.py)
+            *_entries(app, "context_entries"),  # the hook's text (context_commands.py)
         ]
 
 

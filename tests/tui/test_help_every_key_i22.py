@@ -17,8 +17,8 @@ from .help_keys import classes_with_keys, documented, missing, read_help
 from .hybrid_helpers import FakeEmbedder, fake_service
 
 # Where each class's keys are checked in help: tests/tui/test_flows.py
-# (test_help_lists_every_key), tests/tui/test_hygiene_tab.py (test_help_lists_the_tabs_keys)
-# and this file. A class that binds a key and is in none of them fails the last test.
+# (test_help_lists_every_key), tests/tui/test_hygiene_tab.py (test_help_lists_the_tabs_keys),
+# tests/tui/test_context_screen.py, tests/tui/test_review_screen.py and this file. A class that binds a key and is in none of them fails the last test.
 CHECKED = {
     "test_flows": {"MemharnessApp", "MainScreen", "ResultsTable", "RecallPane", "SubjectsPane",
                    "DiffPane", "StalenessDashboard", "FlaggedPanel", "HygienePane",
@@ -27,6 +27,8 @@ CHECKED = {
                    "HelpScreen"},  # (help's own keys: its last line, "Esc, ? or q closes")
     "test_hygiene_tab": {"HygienePane", "FixEditor", "PlanPreview"},
     "this file": {"Welcome", "ReembedScreen"},
+    "test_context_screen": {"ContextScreen"},
+    "test_review_screen": {"ReviewScreen"},
 }
 
 
@@ -59,7 +61,7 @@ async def test_a_widget_mounted_in_a_tab_brings_its_keys_to_help_on_another_tab(
     """The other tabs' keys come from the live widgets in them, not from a list of classes."""
 
     class Chime(Static):
-        BINDINGS = [Binding("z", "app.bell", "Ring the bell (a widget mounted just now)")]
+        BINDINGS = [Binding("j", "app.bell", "Ring the bell (a widget mounted just now)")]
 
     store, _ = sample
     app = make_app(store, config_dir)
@@ -70,8 +72,8 @@ async def test_a_widget_mounted_in_a_tab_brings_its_keys_to_help_on_another_tab(
         text = await read_help(pilot)  # on the Recall tab
     others = text[text.index("The other tabs"):]
     changes = others[others.index("Changes tab"):]
-    assert documented(changes, "z", "Ring the bell (a widget mounted just now)")
-    assert not documented(text[:text.index("The other tabs")], "z")
+    assert documented(changes, "j", "Ring the bell (a widget mounted just now)")
+    assert not documented(text[:text.index("The other tabs")], "j")
 
 
 def test_every_class_that_binds_keys_has_its_help_checked():

@@ -75,6 +75,10 @@ class MainScreen(AppScreen):
                 tooltip="Reload counts and lists (agents' writes also appear by themselves)"),
         Binding("escape", "leave_text_box", "Leave box", show=False, id="main.leave_box",
                 tooltip="Leave a text box (then single-letter keys work)"),
+        Binding("z", "undo", "Undo", show=False, id="main.undo",
+                tooltip="Undo this app's last write (with new rows; never over an agent's)"),
+        Binding("Z", "redo", "Redo", show=False, id="main.redo",
+                tooltip="Redo what z undid"),
     ]
 
     as_of: reactive[str | None] = reactive(None)
@@ -138,7 +142,11 @@ class MainScreen(AppScreen):
         self.watch_readonly(self.readonly)
         self.watch_as_of(self.as_of)
         self.refresh_counts()
+        self.refresh_review()
         self._build_hidden_panes()
+        from memharness_tui.tui.services.undo import journal_for
+
+        journal_for(self.mapp)  # the app's writes are steps from now on
 
     # ----- the panes behind the other tabs, built after the first results -----------------
     def _new_pane(self, tab: str) -> Widget:
@@ -220,6 +228,15 @@ class MainScreen(AppScreen):
 
     def watch_store_revision(self) -> None:
         self.refresh_counts()
+        self.refresh_review()
+
+    @work(exclusive=True, group="review-count", exit_on_error=False)
+    async def refresh_review(self) -> None:
+        """The status strip's "N to review" (screens/review.py)."""
+        from memharness_tui.tui.services.review import to_review
+
+        count = await to_review(self.mapp)
+        self.query_one("#status-strip", StatusStrip).set_to_review(count)
 
     @work(exclusive=True, group="counts", exit_on_error=False)
     async def refresh_counts(self) -> None:
@@ -326,6 +343,16 @@ class MainScreen(AppScreen):
 
     def action_reload(self) -> None:
         self.mapp.reload_all()
+
+    def action_undo(self) -> None:
+        from memharness_tui.tui.services.undo import run_undo
+
+        self.run_worker(run_undo(self.mapp), group="undo", exit_on_error=False)
+
+    def action_redo(self) -> None:
+        from memharness_tui.tui.services.undo import run_undo
+
+        self.run_worker(run_undo(self.mapp, redo=True), group="undo", exit_on_error=False)
 
     def action_back_to_now(self) -> None:
         self.mapp.action_travel(None)

@@ -173,6 +173,14 @@ class StoreService:
         self._counts = HeaderCounts(gateway, lambda: self._path,  # counted ahead of the panes
                                     lambda: self.pass_writing)
 
+    #: Told each write of the app's own as (op, target id, result id): the undo journal
+    #: (services/undo.py), set by the main screen.
+    journal: Callable[[str, int | None, int], None] | None = None
+
+    def _journaled(self, op: str, target: int | None, result: int) -> None:
+        if self.journal is not None:
+            self.journal(op, target, result)
+
     def _written(self, reasons: Mapping[int, str] | None = None) -> None:
         self.recalls.forget()  # a recall in flight may predate this write: never share it
         self._counts.written()  # nor a count
@@ -367,7 +375,9 @@ class StoreService:
             )
             return int(new_id)
 
-        return await self._write_judged(write, judged)
+        new_id, judged = await self._write_judged(write, judged)
+        self._journaled("new", None, new_id)
+        return new_id, judged
 
     async def rewrite(self, old_id: int, values: FactValues,
                       repos: Sequence[str] = ()) -> tuple[int, Judged | None]:
@@ -383,12 +393,16 @@ class StoreService:
             )
             return int(new_id)
 
-        return await self._write_judged(write, judged)
+        new_id, judged = await self._write_judged(write, judged)
+        self._journaled("revise", old_id, new_id)
+        return new_id, judged
 
     async def retract(self, fact_id: int) -> list[int]:
         """Forget one fact (SPEC §6). Returns the ids retracted now (empty: it already was)."""
         _, ids = await self._gw.call(lambda s: s.forget(fact_id=fact_id))
         self._written()
+        for retracted in ids:
+            self._journaled("retract", retracted, retracted)
         return list(ids)
 
     async def still_true(self, facts: Sequence[Fact], repos: Sequence[str]) -> BulkResult:

@@ -28,6 +28,14 @@ class StatusStrip(Static):
 
     _shown: str | None = None
     _unfollow: Callable[[], None] | None = None
+    _to_review = 0
+    _last: tuple[int, object | None] | None = None
+
+    def set_to_review(self, count: int) -> None:
+        """How many agents' writes wait for review (0: nothing said; screens/review.py)."""
+        self._to_review = count
+        if self._last is not None:
+            self.show(*self._last)
 
     def on_mount(self) -> None:
         """Follow the counts after every commit by another connection (the service's
@@ -55,6 +63,7 @@ class StatusStrip(Static):
 
     def show(self, schema_version: int, counts: object | None) -> None:
         """Counts first (they matter most and survive a narrow terminal), then the schema."""
+        self._last = (schema_version, counts)
         text = Text()
         if counts is not None:
             c = counts
@@ -71,6 +80,9 @@ class StatusStrip(Static):
                 text.append(f"{value:,}", style=style)
                 text.append(f" {label}  ")
             text.append("·  ", style="dim")
+        if self._to_review:
+            text.append(f"{self._to_review:,} to review", style=f"bold {self._colour('warning')}")
+            text.append("  ·  ", style="dim")
         text.append(f"schema v{schema_version}", style="dim")
         key = repr(text.spans) + text.plain
         if key == self._shown:

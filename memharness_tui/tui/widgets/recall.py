@@ -72,6 +72,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
                 tooltip="Retract the highlighted fact (asks first)"),
         Binding("V", "reembed", "Reembed", show=False, id="recall.reembed",
                 tooltip="Reembed: a vector for every fact from the installed model (hybrid)"),
+        Binding("x", "session_context", "Context", show=False, id="recall.context",
+                tooltip="Session context: the exact text the SessionStart hook injects"),
     ]
 
     agent_view: reactive[bool] = reactive(False, init=False)
@@ -383,6 +385,11 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     def action_reembed(self) -> None:
         self.post_message(ReembedWanted())  # the screen opens it
+
+    def action_session_context(self) -> None:
+        from memharness_tui.tui.context_commands import open_context
+
+        open_context(self.mapp)
 
     def action_leave_input(self) -> None:
         self.query_one("#results", ResultsTable).focus()
