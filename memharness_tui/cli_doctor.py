@@ -12,7 +12,6 @@ store (store/health.py reads through a read-only connection).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -64,7 +63,7 @@ def _db_path(args: argparse.Namespace) -> str:
 
 def check_store(report: Report, path: str) -> dict[str, Any] | None:
     """The file opens, its schema, counts, integrity; what later checks need, or None."""
-    from .store import MemharnessError, Store, health
+    from .store import MemharnessError, Store, health, row_checks
     from .store.schema import SCHEMA_VERSION
 
     shown = report.text(path)
@@ -81,6 +80,8 @@ def check_store(report: Report, path: str) -> dict[str, Any] | None:
             total, embedded = health.counts(conn)
             found = health.integrity(conn)
             pins = health.live_pins(conn) if version >= 5 else []  # pins came with m005
+            bad_text = row_checks.undecodable_text(conn)
+            bad_vectors = row_checks.bad_vectors(conn)
     except Exception as exc:  # the driver's DatabaseError, an OSError: one line, no traceback
         report.add(FAIL, f"cannot open the database: {report.text(exc)}")
         return None
@@ -112,6 +113,12 @@ def check_store(report: Report, path: str) -> dict[str, Any] | None:
                     "sqlite3's .recover on a copy")
     else:
         report.add(OK, "integrity_check: ok")
+    if bad_text:
+        n = len(bad_text)
+        report.add(WARN, f"{n:,} fact{'s' if n != 1 else ''} hold{'' if n != 1 else 's'} text "
+                   f"that is not valid UTF-8: {row_checks.some_ids(bad_text)}")
+        report.note("recall, the app and every report show U+FFFD in place of the bad bytes; "
+                    "the rows are left as they are (revise a fact to replace its text)")
     if found.search_index:
         report.add(FAIL, "the search index does not match the facts ("
                    + report.text("; ".join(found.search_index)) + "): keyword recall misses "
@@ -120,7 +127,8 @@ def check_store(report: Report, path: str) -> dict[str, Any] | None:
                     "facts_fts(facts_fts) VALUES('rebuild')\"")
     else:
         report.add(OK, "search index (FTS5) integrity: ok")
-    return {"total": total, "embedded": embedded, "mix": mix, "pins": pins}
+    return {"total": total, "embedded": embedded, "mix": mix, "pins": pins,
+            "bad_vectors": bad_vectors}
 
 
 def check_vectors(report: Report, info: dict[str, Any] | None) -> None:
@@ -236,14 +244,14 @@ def check_pins(report: Report, info: dict[str, Any] | None, path: str,
 
 
 def _json_problem(path: Path, check: Callable[[Any], str | None]) -> str | None:
+    from .config import SettingsFileDamaged, readable_json
+
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+        raw = readable_json(path)
+    except SettingsFileDamaged as exc:
+        return exc.reason
+    if raw is None:
         return None
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror or exc})"
-    except ValueError as exc:
-        return f"is not valid JSON ({exc})"
     return check(raw)
 
 
