@@ -137,6 +137,7 @@ def check_vectors(report: Report, info: dict[str, Any] | None) -> None:
     if info is None or info["total"] == 0:
         return
     total, embedded, mix = info["total"], info["embedded"], info["mix"]
+    _damaged_vectors(report, info.get("bad_vectors", []))
     if embedded == 0:
         report.add(OK, "vectors: none (keyword recall; `memharness-tui reembed` adds them)")
         return
@@ -159,6 +160,26 @@ def check_vectors(report: Report, info: dict[str, Any] | None) -> None:
                    "hybrid recall of the agent's server or `memharness-tui reembed`")
     else:
         report.add(OK, f"vectors: {share}, all {parts}")
+
+
+def _damaged_vectors(report: Report, bad: list[tuple[int, int | None]]) -> None:
+    """Vector blobs that are not ``embedding_dim`` float32 numbers. sqlite-vec refuses every
+    hybrid recall whose query has that many numbers (the agent's as well: the reference's
+    recall throws); a row with no usable dimension is only passed over."""
+    from .store.row_checks import some_ids
+
+    read = [i for i, d in bad if d is not None]
+    dims = sorted({d for _, d in bad if d is not None})
+    if read:
+        report.add(FAIL, f"{len(read):,} stored vector(s) do not hold the {'/'.join(map(str, dims))} "
+                   f"numbers their embedding_dim says: {some_ids(read)}; every hybrid recall "
+                   "with a query of that length fails on them, the agent's too")
+        report.note("`memharness-tui reembed` replaces them")
+    passed = [i for i, d in bad if d is None]
+    if passed:
+        report.add(WARN, f"{len(passed):,} stored vector(s) have no usable embedding_dim: "
+                   f"{some_ids(passed)}; recall passes them over (`memharness-tui reembed` "
+                   "replaces them)")
 
 
 def check_hybrid(report: Report) -> None:
@@ -198,9 +219,16 @@ def check_hybrid(report: Report) -> None:
                    f"yet ({report.text(folder)}); `memharness-tui reembed` downloads it once")
         return
     try:
-        embed.Embedder(folder)
+        name = embed.Embedder(folder).name
     except embed.ModelError as exc:
         report.add(FAIL, "MEMHARNESS_HYBRID=1 but " + report.text(exc))
+        return
+    if name != embed.MODEL_NAME:
+        report.add(WARN, f"recall: hybrid mode (sqlite-vec {vec_version}), but the model in "
+                   f"{report.text(folder)} is {report.text(name)} (named from its files), not "
+                   f"{embed.MODEL_NAME}, which the agent's server embeds with: vectors made "
+                   "here do not match its queries (a copy of that model needs a "
+                   f"{embed.NAME_FILE} file in the folder saying {embed.MODEL_NAME})")
         return
     report.add(OK, f"recall: hybrid mode (sqlite-vec {vec_version}, {embed.MODEL_NAME} in "
                f"{report.text(folder)})")

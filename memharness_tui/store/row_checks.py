@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-BAD_VECTORS = """SELECT id FROM facts
+BAD_VECTORS = """SELECT id, embedding_dim FROM facts
 WHERE embedding IS NOT NULL AND (typeof(embedding) != 'blob' OR embedding_dim IS NULL
   OR typeof(embedding_dim) != 'integer' OR embedding_dim < 1
   OR length(embedding) != 4 * embedding_dim)
@@ -47,12 +47,15 @@ def undecodable_text(conn: Any) -> list[int]:
     return found
 
 
-def bad_vectors(conn: Any) -> list[int]:
-    """Ids of the facts whose vector blob does not hold ``embedding_dim`` float32 numbers."""
+def bad_vectors(conn: Any) -> list[tuple[int, int | None]]:
+    """(id, embedding_dim) of the facts whose vector blob does not hold ``embedding_dim``
+    float32 numbers; the dimension is None where it is missing or not a positive integer
+    (the vector leg never reads such a row)."""
     cols = {str(r[1]) for r in conn.execute("PRAGMA table_info(facts)")}
     if not {"embedding", "embedding_dim"} <= cols:
         return []
-    return [int(r[0]) for r in conn.execute(BAD_VECTORS)]
+    return [(int(i), d if isinstance(d, int) and d > 0 else None)
+            for i, d in conn.execute(BAD_VECTORS)]
 
 
 def some_ids(ids: list[int], most: int = 10) -> str:

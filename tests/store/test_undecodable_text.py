@@ -5,13 +5,13 @@ fails, no write elsewhere rewrites those bytes, and ``doctor`` names the rows.""
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from memharness_tui.cli import main
 from memharness_tui.store import FakeClock, Store
+from memharness_tui.store.driver import sqlite3  # the store's own SQLite: one lock table
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "undecodable_text.db"
 BAD_ID = 2
