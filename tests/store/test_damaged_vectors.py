@@ -118,3 +118,13 @@ def test_reembed_counts_a_damaged_vector_as_lacking_one(tmp_path: Path, vec_load
         s.set_embedding(ids[1], QUERY, MODEL)
         assert s.embed_targets(MODEL, 10) == [] and s.damaged_vector_dims() == []
         assert s.recall("alpha", query_vector=QUERY).facts
+
+
+@pytest.mark.parametrize("size", list(BLOBS))
+def test_similar_by_meaning_passes_a_damaged_vector_over(tmp_path: Path, vec_loads: None,
+                                                         size: str) -> None:
+    db = tmp_path / "m.db"
+    ids = _store(db, BLOBS[size])
+    with Store.open(str(db)) as s:  # now: after the facts were remembered
+        found = s.similar_by_meaning(ids[0], 5)
+        assert found.has_vector and [n.id for n in found.items] == [ids[2]]
