@@ -3,8 +3,9 @@
 The reference's ``memharness-doctor`` checks (the file opens, schema and counts, an empty
 store, hybrid recall requested vs runnable) and what a person also needs to know: the schema
 version against the newest this app knows, ``integrity_check`` and the search index's own
-check, vector coverage and the model mix, pins whose repos are not configured, settings and
-theme files that fail to load. One ``[ok]`` / ``[warn]`` / ``[fail]`` line each, then
+check, facts whose text is not valid UTF-8, vector coverage, the model mix and damaged vectors,
+the installed model's name, pins whose repos are not configured, settings and theme files that
+fail to load. One ``[ok]`` / ``[warn]`` / ``[fail]`` line each, then
 ``result: ok`` or ``result: FAILED`` (exit 1), as the reference prints. Never writes to the
 store (store/health.py reads through a read-only connection).
 """
