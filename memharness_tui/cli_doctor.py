@@ -3,8 +3,9 @@
 The reference's ``memharness-doctor`` checks (the file opens, schema and counts, an empty
 store, hybrid recall requested vs runnable) and what a person also needs to know: the schema
 version against the newest this app knows, ``integrity_check`` and the search index's own
-check, vector coverage and the model mix, pins whose repos are not configured, settings and
-theme files that fail to load. One ``[ok]`` / ``[warn]`` / ``[fail]`` line each, then
+check, facts whose text is not valid UTF-8, vector coverage, the model mix and damaged vectors,
+the installed model's name, pins whose repos are not configured, settings and theme files that
+fail to load. One ``[ok]`` / ``[warn]`` / ``[fail]`` line each, then
 ``result: ok`` or ``result: FAILED`` (exit 1), as the reference prints. Never writes to the
 store (store/health.py reads through a read-only connection).
 """
@@ -12,7 +13,6 @@ store (store/health.py reads through a read-only connection).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -64,7 +64,7 @@ def _db_path(args: argparse.Namespace) -> str:
 
 def check_store(report: Report, path: str) -> dict[str, Any] | None:
     """The file opens, its schema, counts, integrity; what later checks need, or None."""
-    from .store import MemharnessError, Store, health
+    from .store import MemharnessError, Store, health, row_checks
     from .store.schema import SCHEMA_VERSION
 
     shown = report.text(path)
@@ -81,6 +81,8 @@ def check_store(report: Report, path: str) -> dict[str, Any] | None:
             total, embedded = health.counts(conn)
             found = health.integrity(conn)
             pins = health.live_pins(conn) if version >= 5 else []  # pins came with m005
+            bad_text = row_checks.undecodable_text(conn)
+            bad_vectors = row_checks.bad_vectors(conn)
     except Exception as exc:  # the driver's DatabaseError, an OSError: one line, no traceback
         report.add(FAIL, f"cannot open the database: {report.text(exc)}")
         return None
@@ -112,6 +114,12 @@ def check_store(report: Report, path: str) -> dict[str, Any] | None:
                     "sqlite3's .recover on a copy")
     else:
         report.add(OK, "integrity_check: ok")
+    if bad_text:
+        n = len(bad_text)
+        report.add(WARN, f"{n:,} fact{'s' if n != 1 else ''} hold{'' if n != 1 else 's'} text "
+                   f"that is not valid UTF-8: {row_checks.some_ids(bad_text)}")
+        report.note("recall, the app and every report show U+FFFD in place of the bad bytes; "
+                    "the rows are left as they are (revise a fact to replace its text)")
     if found.search_index:
         report.add(FAIL, "the search index does not match the facts ("
                    + report.text("; ".join(found.search_index)) + "): keyword recall misses "
@@ -120,7 +128,8 @@ def check_store(report: Report, path: str) -> dict[str, Any] | None:
                     "facts_fts(facts_fts) VALUES('rebuild')\"")
     else:
         report.add(OK, "search index (FTS5) integrity: ok")
-    return {"total": total, "embedded": embedded, "mix": mix, "pins": pins}
+    return {"total": total, "embedded": embedded, "mix": mix, "pins": pins,
+            "bad_vectors": bad_vectors}
 
 
 def check_vectors(report: Report, info: dict[str, Any] | None) -> None:
@@ -129,6 +138,7 @@ def check_vectors(report: Report, info: dict[str, Any] | None) -> None:
     if info is None or info["total"] == 0:
         return
     total, embedded, mix = info["total"], info["embedded"], info["mix"]
+    _damaged_vectors(report, info.get("bad_vectors", []))
     if embedded == 0:
         report.add(OK, "vectors: none (keyword recall; `memharness-tui reembed` adds them)")
         return
@@ -151,6 +161,26 @@ def check_vectors(report: Report, info: dict[str, Any] | None) -> None:
                    "hybrid recall of the agent's server or `memharness-tui reembed`")
     else:
         report.add(OK, f"vectors: {share}, all {parts}")
+
+
+def _damaged_vectors(report: Report, bad: list[tuple[int, int | None]]) -> None:
+    """Vector blobs that are not ``embedding_dim`` float32 numbers. sqlite-vec refuses every
+    hybrid recall whose query has that many numbers (the agent's as well: the reference's
+    recall throws); a row with no usable dimension is only passed over."""
+    from .store.row_checks import some_ids
+
+    read = [i for i, d in bad if d is not None]
+    dims = sorted({d for _, d in bad if d is not None})
+    if read:
+        report.add(FAIL, f"{len(read):,} stored vector(s) do not hold the {'/'.join(map(str, dims))} "
+                   f"numbers their embedding_dim says: {some_ids(read)}; every hybrid recall "
+                   "with a query of that length fails on them, the agent's too")
+        report.note("`memharness-tui reembed` replaces them")
+    passed = [i for i, d in bad if d is None]
+    if passed:
+        report.add(WARN, f"{len(passed):,} stored vector(s) have no usable embedding_dim: "
+                   f"{some_ids(passed)}; recall passes them over (`memharness-tui reembed` "
+                   "replaces them)")
 
 
 def check_hybrid(report: Report) -> None:
@@ -190,9 +220,16 @@ def check_hybrid(report: Report) -> None:
                    f"yet ({report.text(folder)}); `memharness-tui reembed` downloads it once")
         return
     try:
-        embed.Embedder(folder)
+        name = embed.Embedder(folder).name
     except embed.ModelError as exc:
         report.add(FAIL, "MEMHARNESS_HYBRID=1 but " + report.text(exc))
+        return
+    if name != embed.MODEL_NAME:
+        report.add(WARN, f"recall: hybrid mode (sqlite-vec {vec_version}), but the model in "
+                   f"{report.text(folder)} is {report.text(name)} (named from its files), not "
+                   f"{embed.MODEL_NAME}, which the agent's server embeds with: vectors made "
+                   "here do not match its queries (a copy of that model needs a "
+                   f"{embed.NAME_FILE} file in the folder saying {embed.MODEL_NAME})")
         return
     report.add(OK, f"recall: hybrid mode (sqlite-vec {vec_version}, {embed.MODEL_NAME} in "
                f"{report.text(folder)})")
@@ -236,14 +273,14 @@ def check_pins(report: Report, info: dict[str, Any] | None, path: str,
 
 
 def _json_problem(path: Path, check: Callable[[Any], str | None]) -> str | None:
+    from .config import SettingsFileDamaged, readable_json
+
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+        raw = readable_json(path)
+    except SettingsFileDamaged as exc:
+        return exc.reason
+    if raw is None:
         return None
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror or exc})"
-    except ValueError as exc:
-        return f"is not valid JSON ({exc})"
     return check(raw)
 
 

@@ -60,6 +60,13 @@ def _ctrl_c() -> Iterator[_Stop]:
         signal.signal(signal.SIGINT, previous)
 
 
+def _progress_line(done: int, todo: int, arrived: int, carrying: int) -> str:
+    """``embedded D of T``: T is what lacked a vector at the start plus the facts that
+    arrived since (an agent writing meanwhile), so D never exceeds it."""
+    since = f"{arrived:,} written since reembed began; " if arrived else ""
+    return f"embedded {done:,} of {todo + arrived:,} ({since}{carrying:,} facts now carry vectors)"
+
+
 def cmd_reembed(args: argparse.Namespace) -> int:
     from . import embed
     from .embed.notes import model_note
@@ -83,12 +90,12 @@ def cmd_reembed(args: argparse.Namespace) -> int:
             embedder = embed.load(progress=download_lines())
         except embed.ModelError as exc:
             raise UsageError(str(exc)) from None
-        model = embed.MODEL_NAME
+        model = embedder.name  # from its files: BGE's name only for BGE's files
         note = model_note(store, model, embedder.dim)
         if note:
             say(note)
         todo = store.count_embed_targets(model)
-        total = 0
+        total = arrived = 0
         with _ctrl_c() as stop:
             try:
                 while not stop.requested:
@@ -99,8 +106,9 @@ def cmd_reembed(args: argparse.Namespace) -> int:
                     store.set_embeddings([(t.id, v) for t, v in zip(targets, vectors,
                                                                       strict=True)], model)
                     total += len(targets)
-                    say(f"embedded {total:,} of {todo:,} ({store.embedded_count():,} facts now "
-                        "carry vectors)")
+                    if total > todo + arrived:  # the agent wrote facts since the count
+                        arrived = total + store.count_embed_targets(model) - todo
+                    say(_progress_line(total, todo, arrived, store.embedded_count()))
             except KeyboardInterrupt:
                 stop.requested = True
         if stop.requested:

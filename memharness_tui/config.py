@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -16,8 +17,9 @@ from pathlib import Path
 from memharness_tui.paths import cache_dir, config_dir
 
 __all__ = ["SettingsFileDamaged", "Settings", "atomic_write_text", "cache_dir", "config_dir",
-           "database_key", "load_database_entry", "save_database_entry",
-           "load_settings", "readable_json", "save_settings", "user_themes_dir"]
+           "database_key", "load_database_entry", "save_database_entry", "load_settings",
+           "read_config_bytes", "readable_json", "save_settings", "settings_file_problem",
+           "user_themes_dir"]
 
 SETTINGS_FILE = "settings.json"
 MAX_RECENT_REPOS = 10
@@ -42,34 +44,91 @@ class SettingsFileDamaged(OSError):
     """A settings file that exists but cannot be parsed: kept as it is, never saved over.
 
     An ``OSError`` so every "saved / not saved" path that already handles a failed save
-    reports it the same way (one sentence: which file, what is wrong, what to do)."""
+    reports it the same way (one sentence: which file, what is wrong, what to do).
+    ``reason`` is the middle part alone ("is not valid JSON (line 1, column 5)")."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path} {reason}; it was left as it is and nothing was saved over it "
+                         "— fix or remove it")
+        self.path = path
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+MAX_CONFIG_BYTES = 1024 * 1024
+"""The most a settings, repos or theme file may hold: they are a few hundred bytes by hand."""
+
+
+def read_config_bytes(path: Path, *, limit: int = MAX_CONFIG_BYTES) -> bytes | None:
+    """The bytes of the regular file ``path``, at most ``limit`` of them; None when it does
+    not exist.
+
+    A file under the config folder is data: a FIFO, a device (a symlink to ``/dev/zero``), a
+    folder, a file larger than ``limit`` or one that cannot be read raises
+    :class:`SettingsFileDamaged`. The open never blocks (``O_NONBLOCK``: a FIFO with no writer)
+    and nothing past ``limit`` is read, whatever the file claims or grows to.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SettingsFileDamaged(path, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SettingsFileDamaged(path, "is not a regular file")
+        if st.st_size > limit:
+            raise SettingsFileDamaged(path, f"is larger than {_size(limit)}")
+        chunks: list[bytes] = []
+        got = 0
+        while got <= limit:
+            chunk = os.read(fd, min(65536, limit + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        if got > limit:  # it grew while being read
+            raise SettingsFileDamaged(path, f"is larger than {_size(limit)}")
+        return b"".join(chunks)
+    except OSError as exc:
+        if isinstance(exc, SettingsFileDamaged):
+            raise
+        raise SettingsFileDamaged(path, f"cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def _size(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n % (1024 * 1024) == 0 else f"{n:,} bytes"
 
 
 def readable_json(path: Path) -> object | None:
     """The parsed JSON in ``path``; None when it does not exist.
 
-    A file that exists but is not valid JSON (a trailing comma typed by hand, a half-synced
-    copy) raises :class:`SettingsFileDamaged`: the caller must neither use defaults in its
-    place when saving nor replace it — that would wipe what the user had in it.
+    A file that exists but cannot be used — not a regular file, too large, not UTF-8, not
+    valid JSON, nested too deeply to parse — raises :class:`SettingsFileDamaged`: the caller
+    must neither use defaults in its place when saving nor replace it — that would wipe what
+    the user had in it.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    data = read_config_bytes(path)
+    if data is None:
         return None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise SettingsFileDamaged(
-            f"{path} is not UTF-8 text; it was left as it is and nothing was saved over it "
-            "— fix or remove it"
-        ) from None
+        raise SettingsFileDamaged(path, "is not UTF-8 text") from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise SettingsFileDamaged(path, "is nested too deeply to read") from None
     except ValueError as exc:
         where = (f" (line {exc.lineno}, column {exc.colno})"
                  if isinstance(exc, json.JSONDecodeError) else "")
-        raise SettingsFileDamaged(
-            f"{path} is not valid JSON{where}; it was left as it is and nothing was saved "
-            "over it — fix or remove it"
-        ) from None
+        raise SettingsFileDamaged(path, f"is not valid JSON{where}") from None
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -111,8 +170,8 @@ def load_settings(folder: Path | None = None) -> Settings:
     """Read settings; a missing or unreadable file gives defaults (settings are never worth a crash)."""
     path = (folder or config_dir()) / SETTINGS_FILE
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        raw = readable_json(path)
+    except OSError:
         return Settings()
     if not isinstance(raw, dict):
         return Settings()
@@ -123,6 +182,16 @@ def load_settings(folder: Path | None = None) -> Settings:
         recent_repos=[r for r in repos if isinstance(r, str)] if isinstance(repos, list) else [],
         hybrid=raw.get("hybrid") is True,
     )
+
+
+def settings_file_problem(folder: Path | None = None) -> str | None:
+    """One sentence when the settings file exists but cannot be used (the app then runs on
+    the defaults and never saves over it); None when it is fine or absent."""
+    try:
+        readable_json((folder or config_dir()) / SETTINGS_FILE)
+    except OSError as exc:
+        return str(exc)
+    return None
 
 
 def save_settings(settings: Settings, folder: Path | None = None) -> Path:
@@ -163,9 +232,7 @@ def _per_database(path: Path, *, strict: bool) -> dict[str, object]:
         return {}
     if not isinstance(raw, dict):
         if strict:
-            raise SettingsFileDamaged(
-                f"{path} does not hold a JSON object of database paths; it was left as it "
-                "is and nothing was saved over it — fix or remove it")
+            raise SettingsFileDamaged(path, "does not hold a JSON object of database paths")
         return {}
     return {k: v for k, v in raw.items() if isinstance(k, str)}
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memharness_tui import embed
 from memharness_tui.cli import main
 from memharness_tui.store import FakeClock, Store, vector_ext
 from memharness_tui.store.driver import sqlite3
@@ -262,6 +263,11 @@ def test_hybrid_requested_and_runnable_is_ok(tmp_path: Path, monkeypatch, capsys
     model = tiny_model.build(tmp_path / "model")
     monkeypatch.setenv("MEMHARNESS_HYBRID", "1")
     monkeypatch.setenv("MEMHARNESS_TUI_MODEL_DIR", str(model))
+    code, lines = _doctor(db, capsys)
+    assert code == 0
+    assert _line(lines, "recall:").startswith("  [warn] recall: hybrid mode (sqlite-vec v")
+    assert f"is {tiny_model.NAME} (named from its files), not {MODEL}" in _line(lines, "recall:")
+    (model / embed.NAME_FILE).write_text(MODEL + "\n")  # a copy of the agent's model
     code, lines = _doctor(db, capsys)
     assert code == 0
     assert _line(lines, "recall:").startswith("  [ok]   recall: hybrid mode (sqlite-vec v")

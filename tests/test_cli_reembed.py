@@ -21,7 +21,7 @@ from memharness_tui.store import FakeClock, Store
 
 from .embed import tiny_model
 
-MODEL = embed.MODEL_NAME
+MODEL = tiny_model.NAME  # the name its folder's name file gives (never BGE's)
 
 
 @pytest.fixture(scope="module")

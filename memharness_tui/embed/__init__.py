@@ -15,11 +15,13 @@ from .files import (
     DIR_ENV,
     FILES,
     MODEL_NAME,
+    NAME_FILE,
     ModelError,
     Progress,
     download,
     missing_files,
     model_dir,
+    model_name,
 )
 from .model import QUERY_INSTRUCTION, Embedder, runtime_problem
 
@@ -30,6 +32,7 @@ __all__ = [
     "FILES",
     "HYBRID_ENV",
     "MODEL_NAME",
+    "NAME_FILE",
     "QUERY_INSTRUCTION",
     "Embedder",
     "ModelError",
@@ -39,6 +42,7 @@ __all__ = [
     "load",
     "missing_files",
     "model_dir",
+    "model_name",
     "runtime_problem",
 ]
 

@@ -9,6 +9,7 @@ touches the network until ``download`` is called.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
 import urllib.error
@@ -29,6 +30,9 @@ DIR_ENV = "MEMHARNESS_TUI_MODEL_DIR"
 URL_ENV = "MEMHARNESS_TUI_MODEL_URL"
 DEFAULT_URL = f"https://huggingface.co/{MODEL_NAME}/resolve/main/"
 CHUNK = 1 << 16
+NAME_FILE = "memharness-model-name"
+"""A one-line file beside the model's files naming the model (written by :func:`download`)."""
+MAX_NAME = 200
 
 Progress = Callable[[str, int, int | None], None]
 """``(file, bytes so far, total bytes or None)``, called as a download goes."""
@@ -44,6 +48,52 @@ def model_dir() -> Path:
     if env:
         return Path(env).expanduser()
     return cache_dir() / "models" / MODEL_NAME
+
+
+def model_name(folder: Path) -> str:
+    """The name stored with this folder's vectors (``embedding_model``), from its files.
+
+    The folder's ``memharness-model-name`` file (written by :func:`download`, or by hand for a
+    copy of a known model); else the cache folder that only :func:`download` fills is
+    ``MODEL_NAME``; else the model is named by a hash of its files (``sha256:…``). BGE's name
+    is never given to files not known to be BGE's: vectors from another model must not pass
+    for the agent's.
+    """
+    written = _name_file(folder / NAME_FILE)
+    if written is not None:
+        return written
+    with contextlib.suppress(OSError):
+        if folder.resolve() == (cache_dir() / "models" / MODEL_NAME).resolve():
+            return MODEL_NAME
+    digest = hashlib.sha256()
+    for name in FILES:
+        digest.update(name.encode() + b"\0")
+        try:
+            with open(folder / name, "rb") as fh:
+                while chunk := fh.read(1 << 20):
+                    digest.update(chunk)
+        except OSError:
+            digest.update(b"missing")
+    return f"sha256:{digest.hexdigest()[:16]}"
+
+
+def _name_file(path: Path) -> str | None:
+    """The name in ``path``: one line of plain text, or None (absent, or not a usable name)."""
+    from ..config import SettingsFileDamaged, read_config_bytes
+
+    try:
+        raw = read_config_bytes(path, limit=4096)
+    except SettingsFileDamaged:
+        return None
+    if raw is None:
+        return None
+    try:
+        text = raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return None
+    if not text or len(text) > MAX_NAME or not text.isprintable():
+        return None
+    return text
 
 
 def missing_files(folder: Path) -> list[str]:
@@ -97,6 +147,10 @@ def download(
             with contextlib.suppress(OSError):
                 part.unlink()
             reason = getattr(exc, "reason", None) or exc
-            raise ModelError(f"could not download {name} from {url}: {reason}") from None
+            raise ModelError(f"could not download {name} from {url}: {reason}; to use a copy "
+                             f"already on disk, set {DIR_ENV} to its folder") from None
         fetched.append(name)
+    if fetched:  # these are BGE's files (the default URL, or a mirror of it)
+        with contextlib.suppress(OSError):
+            (folder / NAME_FILE).write_text(MODEL_NAME + "\n", encoding="utf-8")
     return fetched

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from .files import (
-    MODEL_NAME,
     ONNX_FILE,
     TOKENIZER_CONFIG_FILE,
     TOKENIZER_FILE,
     ModelError,
     missing_files,
+    model_name,
 )
 
 QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
@@ -53,7 +53,7 @@ def _max_length(folder: Path) -> int:
 class Embedder:
     """A loaded model: ``embed_documents`` for facts, ``embed_query`` for recall."""
 
-    def __init__(self, folder: Path, *, name: str = MODEL_NAME) -> None:
+    def __init__(self, folder: Path, *, name: str | None = None) -> None:
         problem = runtime_problem()
         if problem is not None:
             raise ModelError(problem)
@@ -65,7 +65,8 @@ class Embedder:
         import onnxruntime
         from tokenizers import Tokenizer
 
-        self.name = name
+        self.name = name if name is not None else model_name(folder)
+        """Stored with its vectors: from the folder's files (``files.model_name``)."""
         self.folder = folder
         try:
             tok = Tokenizer.from_file(str(folder / TOKENIZER_FILE))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import time
@@ -39,6 +40,19 @@ BUSY_TIMEOUT_MS = 5000
 # set, so this is also the most a connection adds to RSS: 128 MB covers a 100k-fact store
 # (~45 MB) whole and keeps the app under 300 MB on a million facts (256 MB: 322 MB).
 MMAP_SIZE = 128 * 1024 * 1024
+
+
+LENIENT_TEXT = functools.partial(str, encoding="utf-8", errors="replace")
+"""Every connection's ``text_factory``: TEXT that is not valid UTF-8 (a lone surrogate the
+reference's driver stored as ED A0 80) reads with U+FFFD in place of the bad bytes instead
+of failing the whole read. Nothing is written back: the bytes in the file stay as they are.
+A C-level callable (``str`` itself), so valid text costs one bytes object per value."""
+
+
+def lenient_text(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """``conn`` reading undecodable TEXT with U+FFFD (:data:`LENIENT_TEXT`); returns it."""
+    conn.text_factory = LENIENT_TEXT
+    return conn
 
 
 def _pow(x: float | None, y: float | None) -> float | None:
@@ -80,6 +94,7 @@ class MemharnessDatabase(ChosenDriver, SqliteDatabase):
     def _add_conn_hooks(self, conn: sqlite3.Connection) -> None:
         # busy_timeout first, before anything that can contend.
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        lenient_text(conn)
         if not self.readonly:
             _set_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
@@ -407,7 +422,8 @@ def _roll_back_hot_journal(path: str) -> None:
 
 def _plain_connection(path: str) -> sqlite3.Connection:
     """A connection with only busy_timeout and foreign_keys: no WAL switch, no side effects."""
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn = lenient_text(
+        sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None))
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
     return conn

@@ -123,3 +123,10 @@ class EmbeddingIO(StorePart):
     def model_mix(self) -> list[ModelShare]:
         """The stored vectors by (model, dimension), most common first."""
         return [ModelShare(m, d, int(c)) for m, d, c in self.conn.execute(hybrid.MODEL_MIX)]
+
+    @_guarded(writing=False)
+    def damaged_vector_dims(self) -> list[int]:
+        """The query lengths at which hybrid recall fails: dimensions that stored vectors
+        claim (``embedding_dim``) but whose blob does not hold that many float32 numbers
+        (sqlite-vec refuses the whole query, the agent's as well)."""
+        return [int(d) for (d,) in self.conn.execute(hybrid.DAMAGED_DIMS)]

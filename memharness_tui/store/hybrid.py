@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from typing import Any
 
+from .errors import MemharnessError
 from .sql import COLS, DECAY, FRESHNESS_FACTOR, IMPORTANCE_BOOST, LIMIT, run_time
 
 SET_EMBEDDING = (
@@ -17,11 +19,44 @@ SET_EMBEDDING = (
     "WHERE id = :id"
 )
 COUNT_EMBEDDED = "SELECT COUNT(*) FROM facts WHERE embedding IS NOT NULL"
+# Facts lacking a usable vector from the model: none, another model's or an unnamed one, or a
+# damaged one (a blob that does not hold embedding_dim float32 numbers; see DAMAGED_AT_DIM).
+_NEEDS_VECTOR = """embedding IS NULL OR embedding_model IS NULL OR embedding_model != :model
+  OR embedding_dim IS NULL OR length(embedding) != 4 * embedding_dim"""
 EMBED_TARGETS = f"""SELECT id, subject, predicate, fact FROM facts
-WHERE embedding IS NULL OR embedding_model IS NULL OR embedding_model != :model
+WHERE {_NEEDS_VECTOR}
 ORDER BY id {LIMIT}"""
-COUNT_EMBED_TARGETS = """SELECT COUNT(*) FROM facts
-WHERE embedding IS NULL OR embedding_model IS NULL OR embedding_model != :model"""
+COUNT_EMBED_TARGETS = f"""SELECT COUNT(*) FROM facts
+WHERE {_NEEDS_VECTOR}"""
+# The rows the vector leg reads (embedding_dim = the query's) whose blob is not that many
+# float32 numbers: sqlite-vec refuses the whole query on any one of them.
+DAMAGED_AT_DIM = """SELECT id FROM facts
+WHERE embedding IS NOT NULL AND embedding_dim = :dim AND length(embedding) != 4 * :dim
+ORDER BY id LIMIT 11"""
+# The dimensions at which the vector leg would meet a damaged vector (one scan, as the leg's).
+DAMAGED_DIMS = """SELECT DISTINCT embedding_dim FROM facts
+WHERE embedding IS NOT NULL AND typeof(embedding_dim) = 'integer' AND embedding_dim > 0
+  AND length(embedding) != 4 * embedding_dim
+ORDER BY 1"""
+
+
+class DamagedVectors(MemharnessError):
+    """Stored vectors of the query's dimension whose blob does not hold that many numbers:
+    sqlite-vec refuses the hybrid recall (the reference's recall fails on them the same way)."""
+
+    code = "DAMAGED_VECTORS"
+
+
+def damaged_vectors(conn: Any, dim: int) -> DamagedVectors | None:
+    """The one-sentence error for a vector leg that failed, if damaged vectors explain it."""
+    ids = [int(r[0]) for r in conn.execute(DAMAGED_AT_DIM, {"dim": dim})]
+    if not ids:
+        return None
+    shown = ", ".join(f"#{i}" for i in ids[:10]) + (" and more" if len(ids) > 10 else "")
+    return DamagedVectors(
+        f"hybrid recall cannot run: the stored vector of {shown} is not {dim} numbers as its "
+        "embedding_dim says, and sqlite-vec refuses the query (the agent's hybrid recall "
+        "fails on it too); `memharness-tui reembed` replaces damaged vectors")
 # Vector coverage and model mix (doctor, reembed's note): (model, dim, count) per pair.
 MODEL_MIX = """SELECT embedding_model, embedding_dim, COUNT(*) FROM facts
 WHERE embedding IS NOT NULL GROUP BY embedding_model, embedding_dim ORDER BY 3 DESC, 1, 2"""

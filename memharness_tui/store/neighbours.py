@@ -18,6 +18,8 @@ __all__ = ["PYTHON_CAP", "Neighbour", "Neighbours", "nearest"]
 #: Without sqlite-vec the comparison runs in Python; it reads at most this many rows.
 PYTHON_CAP = 5000
 
+# A damaged vector (a blob that is not embedding_dim float32 numbers) is passed over: sqlite-vec
+# would refuse the whole query on it (doctor names such rows).
 _CURRENT = ("f.valid_from <= :now AND f.valid_to IS NULL AND f.superseded_by IS NULL "
             "AND f.retracted_at IS NULL")
 _ANY_VECTOR = "SELECT 1 FROM facts WHERE embedding IS NOT NULL LIMIT 1"
@@ -25,6 +27,7 @@ _OWN = "SELECT embedding, embedding_dim FROM facts WHERE id = :id"
 _NEAREST_SQL = f"""SELECT f.id, f.subject, f.fact,
   vec_distance_cosine(f.embedding, :vec) AS dist FROM facts f
 WHERE {_CURRENT} AND f.embedding IS NOT NULL AND f.embedding_dim = :dim AND f.id != :id
+  AND length(f.embedding) = 4 * :dim
 ORDER BY dist IS NULL, dist, f.id LIMIT :limit"""
 _CANDIDATES = f"""SELECT f.id, f.subject, f.fact, f.embedding FROM facts f
 WHERE {_CURRENT} AND f.embedding IS NOT NULL AND f.embedding_dim = :dim AND f.id != :id

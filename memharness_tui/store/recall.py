@@ -168,15 +168,21 @@ class RecallReads(StorePart):
                       "query_vec": blob, "query_dim": dim}
         vec_only = hybrid.hybrid_recall_query(fts=False, vec=True, filters=filters)
         conn = self.conn
-        if query:
-            match = " OR ".join(_fts_phrases(query))
-            both = hybrid.hybrid_recall_query(fts=True, vec=True, filters=filters)
-            try:
-                rows = conn.execute(both, {**vec_params, "match": match}).fetchall()
-            except sqlite3.OperationalError:
+        try:
+            if query:
+                match = " OR ".join(_fts_phrases(query))
+                both = hybrid.hybrid_recall_query(fts=True, vec=True, filters=filters)
+                try:
+                    rows = conn.execute(both, {**vec_params, "match": match}).fetchall()
+                except sqlite3.OperationalError:
+                    rows = conn.execute(vec_only, vec_params).fetchall()
+            else:
                 rows = conn.execute(vec_only, vec_params).fetchall()
-        else:
-            rows = conn.execute(vec_only, vec_params).fetchall()
+        except sqlite3.OperationalError:
+            damaged = hybrid.damaged_vectors(conn, dim)  # the vector leg failed: say why
+            if damaged is None:
+                raise
+            raise damaged from None
         if query and not rows:
             return self._ranked_scan([*filters, sql.LIKE_FILTER],
                                      {**params, "pattern": _like_pattern(query)}), True

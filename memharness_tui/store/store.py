@@ -304,6 +304,7 @@ class Store:
     count_embed_targets = _part("_embeddings", EmbeddingIO.count_embed_targets)
     embedded_count = _part("_embeddings", EmbeddingIO.embedded_count)
     model_mix = _part("_embeddings", EmbeddingIO.model_mix)
+    damaged_vector_dims = _part("_embeddings", EmbeddingIO.damaged_vector_dims)
 
     # --- hygiene (hygiene_reads.py) -------------------------------------------------------
 

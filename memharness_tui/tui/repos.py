@@ -62,10 +62,7 @@ def _read(path: Path, *, strict: bool = False) -> dict[str, list[str]]:
         return {}
     if not isinstance(raw, dict):
         if strict and not isinstance(raw, list):  # a bare list: the old format, replaced
-            raise SettingsFileDamaged(
-                f"{path} does not hold a JSON object of database paths; it was left as it "
-                "is and nothing was saved over it — fix or remove it"
-            )
+            raise SettingsFileDamaged(path, "does not hold a JSON object of database paths")
         return {}
     out: dict[str, list[str]] = {}
     for key, value in raw.items():

@@ -195,13 +195,24 @@ def theme_from_mapping(data: dict[str, object], source: str) -> Theme:
 
 
 def load_theme_file(path: Path) -> Theme:
+    """A theme file read as data: a regular file of at most ``MAX_CONFIG_BYTES`` (never a
+    FIFO or a device), parsed without recursing past Python's limit."""
+    from memharness_tui.config import SettingsFileDamaged, read_config_bytes
+
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        raw = read_config_bytes(path)
+    except SettingsFileDamaged as exc:
+        raise ValueError(exc.reason) from None
+    if raw is None:
+        raise ValueError("cannot read (No such file or directory)")
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"not valid TOML ({exc})") from None
-    except OSError as exc:
-        raise ValueError(f"cannot read ({exc.strerror or exc})") from None
     return theme_from_mapping(data, str(path))
 
 

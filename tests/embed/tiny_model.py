@@ -13,6 +13,8 @@ import numpy as np
 from memharness_tui.embed import QUERY_INSTRUCTION
 
 DIM = 8
+NAME = "memharness-tests/tiny-bert-8"
+"""What ``build`` writes into the folder's name file (None there: the model is named by a hash)."""
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
 WORDS = ["alpha", "beta", "gamma", "delta", "cache", "deploy", "token", "schema", "proj", "uses",
          "x", *QUERY_INSTRUCTION.lower().replace(":", " :").split()]
@@ -30,8 +32,10 @@ def table(seed: int = 7) -> np.ndarray:
     return rng.normal(size=(len(vocab()), DIM)).astype(np.float32)
 
 
-def build(folder: Path, *, seed: int = 7, max_length: int = 512) -> Path:
-    """Write tokenizer.json, tokenizer_config.json and onnx/model.onnx into ``folder``."""
+def build(folder: Path, *, seed: int = 7, max_length: int = 512,
+          name: str | None = NAME) -> Path:
+    """Write tokenizer.json, tokenizer_config.json and onnx/model.onnx into ``folder``, and
+    the model's name file (``name``; none when None)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
@@ -71,6 +75,10 @@ def build(folder: Path, *, seed: int = 7, max_length: int = 512) -> Path:
     onnx.checker.check_model(model)
     (folder / "onnx").mkdir(exist_ok=True)
     onnx.save(model, str(folder / "onnx" / "model.onnx"))
+    if name is not None:
+        from memharness_tui.embed.files import NAME_FILE
+
+        (folder / NAME_FILE).write_text(name + "\n", encoding="utf-8")
     return folder
 
 

@@ -46,6 +46,7 @@ class ReembedScreen(WorkerErrorsToApp, ModalScreen[int | None]):
         self.batch_size = batch  # (not ``batch``: that is Textual's own batch-update method)
         self.embedded = 0
         self.todo = 0
+        self.arrived = 0  # facts that came to lack a vector after the count (the agent wrote)
         self.cancel_requested = False
         self.finished = False
         self.outcome = ""
@@ -97,8 +98,12 @@ class ReembedScreen(WorkerErrorsToApp, ModalScreen[int | None]):
             await vectors.write_embeddings(
                 [(t.id, v) for t, v in zip(targets, vecs, strict=True)], model)
             self.embedded += len(targets)
-            bar.update(progress=min(self.embedded, self.todo))
-            self.say(f"embedded {self.embedded:,} of {self.todo:,}")
+            if self.embedded > self.todo + self.arrived:  # written since the count: count again
+                self.arrived = self.embedded + await vectors.embed_todo(model) - self.todo
+            total = self.todo + self.arrived
+            bar.update(total=max(total, 1), progress=self.embedded)
+            since = f" ({self.arrived:,} written since reembed began)" if self.arrived else ""
+            self.say(f"embedded {self.embedded:,} of {total:,}{since}")
         left = await vectors.embed_todo(model)
         if self.embedded:
             self.post_message(StoreChanged())  # recall's vector leg and the mode label move

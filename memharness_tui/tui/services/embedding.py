@@ -49,6 +49,8 @@ MODE_LABELS = {
     "no-vectors": "keyword only: no vectors in this store",
     "no-model": "keyword only: the model is not installed",
     "no-vec": "keyword only: sqlite-vec cannot load here",
+    "damaged": "keyword only: damaged vectors fail your agent's hybrid recall "
+               "(doctor names them; reembed replaces them)",
 }
 CACHE = 128  # query vectors remembered (a refresh after a write re-asks the same text)
 
@@ -76,6 +78,7 @@ class EmbeddingService:
         self._loader = loader or _default_loader
         self._problem = problem or _default_problem
         self.embedder: EmbedderLike | None = None
+        self.model_dim: int | None = None  # the loaded model's vector length
         self.state = "idle"  # idle → loading → ready | failed
         self.error: str | None = None
         self.progress: float | None = None  # 0…1 while downloading (None: not known)
@@ -128,18 +131,19 @@ class EmbeddingService:
             fraction = None if not total else min(1.0, done / total)
             loop.call_soon_threadsafe(self._set_progress, fraction)
 
-        def load() -> EmbedderLike:
+        def load() -> tuple[EmbedderLike, int]:
             problem = self._problem()  # imports the runtime: off the UI thread too
             if problem is not None:
                 raise RuntimeError(problem)
-            return self._loader(progress)
+            embedder = self._loader(progress)
+            return embedder, int(embedder.dim)  # a probe embedding, off the UI thread
 
         try:
-            embedder = await self._run(load)
+            embedder, dim = await self._run(load)
         except Exception as exc:  # noqa: BLE001 - ModelError and any other load failure: one line
             self.state, self.error = "failed", str(exc) or type(exc).__name__
         else:
-            self.embedder, self.state = embedder, "ready"
+            self.embedder, self.model_dim, self.state = embedder, dim, "ready"
         self.progress = None
         self._changed()
 
@@ -238,6 +242,8 @@ class EmbeddingService:
             return "no-model"
         if status is not None and status.embedded == 0:
             return "no-vectors"
+        if status is not None and self.model_dim in status.damaged_dims:
+            return "damaged"  # the agent's recall of this model's length fails: say so
         return "hybrid"
 
 

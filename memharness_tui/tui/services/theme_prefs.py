@@ -85,6 +85,9 @@ class ThemePreferences:
 
     def announce(self, problems: list[ThemeProblem]) -> None:
         """At mount: the theme files skipped, and a saved theme not used."""
+        damaged = config.settings_file_problem(self._config_dir)
+        if damaged:  # the defaults are in use; the file is kept as it is
+            self._app.notify(damaged, title="Settings not loaded", severity="warning", timeout=8)
         if problems:
             lines = "\n".join(str(p) for p in problems)
             n = len(problems)

@@ -27,6 +27,8 @@ class VectorStatus:
     vec_enabled: bool
     vec_problem: str | None
     embedded: int
+    damaged_dims: frozenset[int] = frozenset()
+    """Query lengths at which the agent's hybrid recall fails on a damaged stored vector."""
 
 
 @dataclass(frozen=True)
@@ -42,9 +44,10 @@ def _status(s: Any) -> VectorStatus:
     from memharness_tui.store import vector_ext
 
     enabled = bool(s.vec_enabled)
+    embedded = int(s.embedded_count())
     return VectorStatus(enabled, None if enabled else (vector_ext.problem() or
                                                        "sqlite-vec did not load"),
-                        int(s.embedded_count()))
+                        embedded, frozenset(s.damaged_vector_dims()) if embedded else frozenset())
 
 
 class VectorService:

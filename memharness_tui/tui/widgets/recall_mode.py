@@ -81,8 +81,10 @@ class RecallMode:
 
     def needs_status(self) -> bool:
         """Read (again) the store's vector status: hybrid is asked for and none is known,
-        or the store had no vectors (a reembed or the agent may have written some)."""
-        return self.requested and (self.status is None or not self.status.embedded)
+        or the store had no vectors or damaged ones (a reembed or the agent may have written
+        some, or replaced them)."""
+        return self.requested and (self.status is None or not self.status.embedded
+                                   or bool(self.status.damaged_dims))
 
     def mode(self) -> str | None:
         """A ``MODE_LABELS`` key, or None when hybrid was not asked for."""
