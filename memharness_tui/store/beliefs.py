@@ -60,20 +60,23 @@ def chain_head(conn: sqlite3.Connection, fact: Fact) -> Fact:
     return later[-1] if later else fact
 
 
-def belief_in(conn: sqlite3.Connection, fact_id: int, *, allow_retracted: bool = False) -> Fact:
+def belief_in(conn: sqlite3.Connection, fact_id: int, *, belief_only: bool = True) -> Fact:
     """The row ``fact_id`` read inside the caller's write transaction, while it is a belief.
 
-    NotFound for an unknown id. A superseded row is refused with the reference's sentence (it
-    quotes the chain's head; :class:`NotABelief`, an InvalidInput). A retracted row is
-    :class:`NotABelief` unless ``allow_retracted`` (the user's own rewrite, as the reference's
-    revise)."""
+    NotFound for an unknown id. With ``belief_only`` (a write the user did not word), a
+    superseded or retracted row is :class:`NotABelief` (an InvalidInput; a superseded one
+    with the reference's sentence, quoting the chain's head). Without it, the reference's
+    ``revise``: a superseded row is refused (that sentence, a plain InvalidInput) and a
+    retracted one is revised."""
     row = conn.execute(sql.GET_FACT, (fact_id,)).fetchone()
     if row is None:
         raise NotFound(f"no fact #{fact_id}")
     fact = _fact(row)
     if fact.superseded_by is not None:
         head = chain_head(conn, fact)
+        if not belief_only:
+            raise InvalidInput(superseded_message(fact, head))
         raise NotABelief(superseded_message(fact, head), fact, head)
-    if fact.retracted_at is not None and not allow_retracted:
+    if fact.retracted_at is not None and belief_only:
         raise NotABelief(f"#{fact.id} {NotABelief('', fact).reason()}", fact)
     return fact

@@ -84,9 +84,11 @@ INHERIT: Any = _Inherit()
 class FactWrites(StorePart):
     """``Store``'s write path: new rows, supersession, retraction."""
 
-    def _now_in(self, conn: sqlite3.Connection) -> str:
-        """A fresh write timestamp (consumes one of the clock's): see ``write_now``."""
-        return write_now(conn, self.clock.now(), trust_clock=self.file.trust_clock)
+    def _now_in(self, conn: sqlite3.Connection, clock_now: str | None = None) -> str:
+        """A write timestamp: ``clock_now`` (else a fresh one of the clock's), moved up to
+        the newest tx_at in the file (``write_now``)."""
+        stamp = self.clock.now() if clock_now is None else clock_now
+        return write_now(conn, stamp, trust_clock=self.file.trust_clock)
 
     @_guarded(writing=True)
     def remember(
@@ -122,9 +124,10 @@ class FactWrites(StorePart):
         source_agent = check_str(source_agent, "source_agent")
         source_commit = check_pin(source_commit, "source_commit")
         source_path = check_pin(source_path, "source_path")
+        clock_now = self.clock.now()  # consumed here whatever follows, as the reference's
         given_vf = normalize_iso(valid_from, "valid_from") if valid_from is not None else None
         with self._write(creates=True) as conn:
-            tx_at = self._now_in(conn)
+            tx_at = self._now_in(conn, clock_now)
             vf = given_vf if given_vf is not None else tx_at
             new_id = _insert(
                 conn,
@@ -217,7 +220,7 @@ class FactWrites(StorePart):
 
         The old row is read here, inside the write lock (``beliefs.belief_in``): a superseded
         one is refused, and a retracted one too when ``belief_only``."""
-        old = belief_in(conn, old_id, allow_retracted=not belief_only)
+        old = belief_in(conn, old_id, belief_only=belief_only)
         imp = check_importance(importance) if importance is not None else old.importance
         knd = check_kind(kind) if kind is not None else old.kind
         tx_at = self._now_in(conn)
@@ -329,6 +332,7 @@ class FactWrites(StorePart):
     ) -> tuple[int, list[int]]:
         """Retract by id or by exact source_ref. Returns (count, ids retracted now)."""
         self._writable()
+        clock_now = self.clock.now()  # consumed here whatever follows, as the reference's
         params: dict[str, object]
         if fact_id is not None:
             fid = check_id(fact_id, "fact_id")
@@ -343,6 +347,6 @@ class FactWrites(StorePart):
         else:
             raise InvalidInput("forget needs a fact_id or a source_ref")
         with self._write() as conn:
-            params["ts"] = self._now_in(conn)
+            params["ts"] = self._now_in(conn, clock_now)
             ids = sorted(int(r[0]) for r in conn.execute(stmt, params).fetchall())
         return len(ids), ids
