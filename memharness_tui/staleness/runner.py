@@ -115,7 +115,8 @@ class PassReport:
     downgraded: list[tuple[int, int]] = field(default_factory=list)  # (old id, new id)
     skipped: list[int] = field(default_factory=list)  # revised or retracted by others mid-pass
     #: stale facts not downgraded because they stopped being beliefs between the verdict and
-    #: the downgrade (an agent retracted or revised them): (id, the sentence saying so)
+    #: the downgrade (an agent retracted or revised them): (id, the sentence saying so). Also
+    #: in ``skipped``; the CLI prints the sentence (the JSON report's keys are a contract)
     left: list[tuple[int, str]] = field(default_factory=list)
     heads: dict[str, str] = field(default_factory=dict)  # repo path -> HEAD SHA
     elapsed: float = 0.0
@@ -142,7 +143,6 @@ class PassReport:
             "stale_ids": list(self.stale_ids),
             "downgraded": [{"old_id": o, "new_id": n} for o, n in self.downgraded],
             "skipped": list(self.skipped),
-            "left_as_is": [{"id": i, "why": why} for i, why in self.left],
             "repos": [{"path": p, "head": h} for p, h in self.heads.items()],
             "check_only": self.check_only,
             "cancelled": self.cancelled,

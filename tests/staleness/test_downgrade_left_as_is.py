@@ -57,6 +57,5 @@ def test_a_pin_retracted_mid_pass_is_left_as_it_is_and_said_so(
     assert f"downgraded: #{ids[1]}->#{new}" in lines
     assert f"#{ids[0]} was retracted by an agent since the pass read it; left as it is" in lines
     report = json.loads(out)
-    assert report["left_as_is"] == [{
-        "id": ids[0],
-        "why": f"#{ids[0]} was retracted by an agent since the pass read it; left as it is"}]
+    assert report["skipped"] == [ids[0]]
+    assert report["downgraded"] == [{"old_id": ids[1], "new_id": new}]
