@@ -78,5 +78,6 @@ def belief_in(conn: sqlite3.Connection, fact_id: int, *, belief_only: bool = Tru
             raise InvalidInput(superseded_message(fact, head))
         raise NotABelief(superseded_message(fact, head), fact, head)
     if fact.retracted_at is not None and belief_only:
-        raise NotABelief(f"#{fact.id} {NotABelief('', fact).reason()}", fact)
+        left = NotABelief("", fact)
+        raise NotABelief(f"#{fact.id} {left.reason()}", fact)
     return fact
