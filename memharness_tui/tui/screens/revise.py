@@ -297,7 +297,11 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
 
         head = self.judged.head if self.judged is not None else None
         ref = repin_ref(self.fact.source_ref, head) if head else self.fact.source_ref
-        retracted = (await self.mapp.service.get(self.fact.id)).retracted_at is not None
+        try:
+            retracted = (await self.mapp.service.get(self.fact.id)).retracted_at is not None
+        except Exception as exc:  # noqa: BLE001 - the app's one error handler shows it
+            self.mapp.report_error(exc)
+            return
         if retracted:  # your own words: revised as the reference's revise would, and said so
             self.mapp.notify(REWRITE_RETRACTED.format(id=self.fact.id), title="rewrite",
                              severity="warning", timeout=10)
