@@ -69,9 +69,9 @@ def _common(parser: argparse.ArgumentParser, *, write: bool = False) -> None:
 def version_text() -> str:
     """``memharness-tui 0.1.0 (SQLite 3.45.1)``: the SQLite library the store's driver runs."""
     from . import __version__
-    from .store import db as store_db
+    from .store import driver as store_driver
 
-    driver = getattr(store_db, "sqlite3", None)
+    driver = getattr(store_driver, "sqlite3", None)
     sqlite_version = getattr(driver, "sqlite_version", None) or "unknown"
     return f"{PROG} {__version__} (SQLite {sqlite_version})"
 

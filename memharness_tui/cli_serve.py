@@ -57,12 +57,9 @@ def _check_serve_db(db: str | None, *, readonly: bool) -> None:
         with Store.open(path, readonly=True):
             pass
         return
-    from .store.db import precheck
-    from .store.errors import translate_sqlite
-    from .store.recognise import refuse_unless_ours
+    from .store.recognise import check_ours
 
-    with translate_sqlite(path):
-        refuse_unless_ours(precheck(path), path)  # read-only connections only
+    check_ours(path)  # read-only connections only
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

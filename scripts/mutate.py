@@ -42,6 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 STORE = "memharness_tui/store/store.py"
 HANDLE = "memharness_tui/store/handle.py"  # (the store's file and clock, moved out of store.py)
 WRITES = "memharness_tui/store/writes.py"
+BELIEFS = "memharness_tui/store/beliefs.py"
+BELIEFS_TESTS = "tests/store/test_belief_only_supersedes.py"
 RECALL = "memharness_tui/store/recall.py"
 WRITER = "memharness_tui/store/verdict_writer.py"
 BROWSE = "memharness_tui/store/browse.py"
@@ -172,10 +174,19 @@ MUTATIONS: list[Mutation] = [
     M("store.forget-empty-ref", WRITES,
       'if ref == "":', "if False:",
       "forget with a blank source_ref retracts every row with an empty ref"),
-    M("store.revise-superseded-allowed", WRITES,
-      "if old.superseded_by is not None:\n            later",
-      "if False:\n            later",
+    M("store.revise-superseded-allowed", BELIEFS,
+      "if fact.superseded_by is not None:\n        head",
+      "if False:\n        head",
       "revising an already superseded fact forks the chain"),
+    M("store.downgrade-of-retracted-allowed", BELIEFS,
+      "if fact.retracted_at is not None and belief_only:", "if False:",
+      "a downgrade or a still-true of a retracted fact makes it current again",
+      tests=(BELIEFS_TESTS,)),
+    M("store.write-now-clock-only", WRITES,
+      "return newest if isinstance(newest, str) and newest > clock_now else clock_now",
+      "return clock_now",
+      "a write with a clock behind the file's newest tx_at is learned before what it revises",
+      tests=(BELIEFS_TESTS,)),
     M("store.revise-future-valid-from", WRITES,
       "if vf > tx_at:", "if False:",
       "revise accepts a valid_from in the future"),

@@ -15,7 +15,9 @@ Chain shapes (docs/hygiene.md draws them):
 - **pin** ``a`` to a commit and path → a revision of ``a`` with the same text and the pin.
 - **retract** ``a`` → ``retracted_at`` on ``a`` (the agent's ``forget``).
 
-Every new row's ``source_agent`` is ``memharness-tui/<fix>``.
+Every new row's ``source_agent`` is ``memharness-tui/<fix>`` (``store/agents.py``). The write
+is the store's (``Store.apply_fix``): it re-checks, inside its transaction, that every touched
+fact is still the belief the preview showed (``store/beliefs.py``).
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memharness_tui.store import sql
-from memharness_tui.store.errors import InvalidInput, NotFound
-from memharness_tui.store.rows import _fact
+from memharness_tui.store import agents
+from memharness_tui.store.errors import InvalidInput
+from memharness_tui.store.hygiene_writes import NewRow as _New
 from memharness_tui.store.types import Fact
 from memharness_tui.store.validation import check_id, check_pin, require_text
 
@@ -49,12 +51,7 @@ __all__ = [
 ]
 
 #: ``source_agent`` of the rows each fix writes.
-AGENTS = {
-    "merge": "memharness-tui/merge",
-    "refile": "memharness-tui/refile",
-    "split": "memharness-tui/split",
-    "pin": "memharness-tui/pin",
-}
+AGENTS = agents.HYGIENE
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,21 +73,6 @@ class PlannedRow:
         return {"action": self.action, "id": self.id, "slot": self.slot, "subject": self.subject,
                 "fact": self.fact, "supersedes": list(self.supersedes),
                 "source_agent": self.source_agent, "source_ref": self.source_ref}
-
-
-@dataclass(frozen=True, slots=True)
-class _New:
-    subject: str
-    predicate: str
-    fact: str
-    confidence: float
-    importance: int
-    kind: str
-    source_agent: str
-    source_ref: str
-    source_commit: str | None
-    source_path: str | None
-    verdict: tuple[str, str | None, str | None] | None = None  # freshness, checked_at, head
 
 
 @dataclass
@@ -153,10 +135,7 @@ class Applied:
 
 def _live(store: Store, fact_id: object) -> Fact:
     fid = check_id(fact_id, "id")
-    row = store.conn.execute(sql.GET_FACT, (fid,)).fetchone()
-    if row is None:
-        raise NotFound(f"no fact #{fid}")
-    f = _fact(row)
+    f = store.get(fid)
     if f.retracted_at is not None:
         raise InvalidInput(f"fact #{fid} is retracted; only current facts can be fixed")
     if f.superseded_by is not None:
@@ -291,35 +270,5 @@ def plan_retract(store: Store, ids: Sequence[int]) -> Plan:
 
 def apply(store: Store, plan: Plan) -> Applied:
     """Write ``plan`` in one transaction; refuse (nothing written) if a fact moved meanwhile."""
-    store._writable()  # noqa: SLF001 - the store's own write guard and transaction
-    tx_at = store.clock.now()
-    with store._write() as conn:  # noqa: SLF001
-        for fid, seen_tx in plan.expect.items():
-            row = conn.execute(sql.GET_FACT, (fid,)).fetchone()
-            f = _fact(row) if row is not None else None
-            if f is None or f.tx_at != seen_tx or f.superseded_by is not None \
-                    or f.retracted_at is not None:
-                raise InvalidInput(f"fact #{fid} changed since the preview; nothing was written "
-                                   "— look again and retry")
-        new_ids: list[int] = []
-        for n in plan.new:
-            new_id = int(conn.execute(sql.INSERT_FACT, {
-                "subject": n.subject, "predicate": n.predicate, "fact": n.fact,
-                "confidence": n.confidence, "importance": n.importance, "kind": n.kind,
-                "valid_from": tx_at, "tx_at": tx_at, "source_agent": n.source_agent,
-                "source_ref": n.source_ref, "source_commit": n.source_commit,
-                "source_path": n.source_path,
-            }).lastrowid or 0)
-            new_ids.append(new_id)
-            if n.verdict is not None:
-                conn.execute(sql.SET_STALENESS, {
-                    "id": new_id, "freshness": n.verdict[0], "checked_at": n.verdict[1],
-                    "checked_head": n.verdict[2], "source_commit": None, "source_path": None})
-        superseded = []
-        for old_id, slot in plan.closes:
-            conn.execute(sql.SUPERSEDE_FACT, {"ts": tx_at, "new_id": new_ids[slot],
-                                              "old_id": old_id})
-            superseded.append((old_id, new_ids[slot]))
-        for fid in plan.retracts:
-            conn.execute(sql.RETRACT_BY_ID, {"ts": tx_at, "id": fid}).fetchall()
-    return Applied(new_ids, superseded, list(plan.retracts), tx_at)
+    done = store.apply_fix(plan.new, plan.closes, plan.retracts, plan.expect)
+    return Applied(done.new_ids, done.superseded, done.retracted, done.tx_at)

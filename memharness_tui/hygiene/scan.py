@@ -22,7 +22,6 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from memharness_tui.store import sql
 from memharness_tui.store.hygiene_similarity import (
     MIN_SIMILARITY,
     SUBJECT_CAP,
@@ -65,24 +64,6 @@ COSINE_PAIR_BUDGET = 20_000
 
 class ScanCancelled(Exception):  # noqa: N818 - a signal, not an error
     """The caller's ``cancel`` was set; the scan stopped (nothing was written)."""
-
-
-_COLS = ("f.id, f.subject, f.fact, f.source_commit, f.freshness, f.source_path, "
-         "f.embedding_dim")
-
-
-def _rows_sql(as_of: bool) -> str:
-    belief = sql.AS_OF_FILTER if as_of else sql.CURRENT_FILTER
-    return f"SELECT {_COLS} FROM facts f WHERE {belief} ORDER BY f.id"
-
-
-_COUNT_SQL = "SELECT COUNT(*) FROM facts"
-_EMBEDDINGS_SQL = "SELECT f.id, f.embedding FROM facts f WHERE f.id IN ({})"
-# A retracted row that has a successor: E3's two shapes (revise of a retracted row, or a
-# retraction in the middle of a chain). Few; no index needed beyond the scan SQLite does.
-_RETRACTED_LINKS = """SELECT f.id, f.subject, f.retracted_at, f.superseded_by FROM facts f
-WHERE f.retracted_at IS NOT NULL AND f.superseded_by IS NOT NULL"""
-_LINK = "SELECT f.id, f.tx_at, f.superseded_by, f.retracted_at FROM facts f WHERE f.id = ?"
 
 
 class _Comparer:
@@ -160,33 +141,27 @@ def scan(store: Store, *, as_of: str | None = None, progress: Progress | None = 
     the same either way.
     """
     t = normalize_iso(as_of, "as_of") if as_of is not None else None
-    conn = store.conn
-    params: dict[str, Any] = {"as_of": t} if t is not None else {"now": store.clock.peek()}
-    total = int(conn.execute(_COUNT_SQL).fetchone()[0])
+    total = store.hygiene_row_count()
     if workers is None:
         # this process mostly reads (a fifth of the work at 1M rows): one worker per core
         workers = min(MAX_WORKERS, os.cpu_count() or 1) if total >= PARALLEL_FROM_ROWS else 0
     report = HygieneReport(as_of=t, min_similarity=min_similarity)
     comparer = _Comparer(store, report, min_similarity, workers)
     try:
-        _read(store, conn, t, params, total, report, comparer, progress, cancel)
+        _read(store, t, total, report, comparer, progress, cancel)
     finally:
         comparer.close()
-    report.chains = _chain_anomalies(conn, t)
+    report.chains = _chain_anomalies(store, t)
     return report
 
 
-def _read(store: Store, conn: Any, t: str | None, params: dict[str, Any], total: int,
+def _read(store: Store, t: str | None, total: int,
           report: HygieneReport, comparer: _Comparer, progress: Progress | None,
           cancel: threading.Event | None) -> None:
     blocks: dict[str, _Block] = {}
     read = 0
 
-    cursor = conn.execute(_rows_sql(t is not None), params)
-    while True:
-        chunk = cursor.fetchmany(PROGRESS_EVERY)
-        if not chunk:
-            break
+    for chunk in store.hygiene_rows(as_of=t, chunk=PROGRESS_EVERY):
         if cancel is not None and cancel.is_set():
             raise ScanCancelled("the hygiene scan was cancelled; nothing was written")
         for fid, subject, fact, commit, freshness, path, dim in chunk:
@@ -252,8 +227,7 @@ def _record(store: Store, subject: str, ids: list[int], facts: list[str],
         else:
             vectors: list[tuple[float, ...] | None] = [None] * len(ids)
             wanted = {ids[i]: i for i in embedded}
-            marks = ",".join("?" * n)
-            for fid, blob in store.conn.execute(_EMBEDDINGS_SQL.format(marks), list(wanted)):
+            for fid, blob in store.hygiene_embeddings(list(wanted)):
                 i = wanted[fid]
                 vectors[i] = unpack_embedding(blob, dims[i])
             for key, cos in cosine_pairs(vectors, threshold).items():
@@ -270,7 +244,7 @@ def _record(store: Store, subject: str, ids: list[int], facts: list[str],
             facts={ids[x]: facts[x] for x in group}, pairs=links))
 
 
-def _chain_anomalies(conn: Any, t: str | None) -> list[ChainAnomaly]:
+def _chain_anomalies(store: Store, t: str | None) -> list[ChainAnomaly]:
     """E3: retractions in the middle of a chain, and live heads with a retracted ancestor.
 
     At ``t`` a row counts only once written (``tx_at <= t``), a retraction only once made.
@@ -279,17 +253,17 @@ def _chain_anomalies(conn: Any, t: str | None) -> list[ChainAnomaly]:
         return row is not None and (t is None or row[1] <= t)
 
     out: list[ChainAnomaly] = []
-    for rid, subject, retracted_at, succ in conn.execute(_RETRACTED_LINKS).fetchall():
+    for rid, subject, retracted_at, succ in store.retracted_links():
         if t is not None and retracted_at > t:
             continue
-        row = conn.execute(_LINK, (succ,)).fetchone()
+        row: Any = store.chain_link(succ)
         if not known(row):
             continue  # not yet superseded at t
         if retracted_at > row[1]:
             out.append(ChainAnomaly("mid-chain-retraction", rid, subject, row[0]))
         seen = {rid, row[0]}
         while row[2] is not None:
-            nxt = conn.execute(_LINK, (row[2],)).fetchone()
+            nxt: Any = store.chain_link(row[2])
             if not known(nxt) or nxt[0] in seen:
                 break
             seen.add(nxt[0])

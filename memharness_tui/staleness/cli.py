@@ -259,6 +259,8 @@ def _print(report: PassReport, *, as_json: bool) -> None:
             + " ".join(f"#{i}" for i in report.skipped),
             file=err,
         )
+    for _, why in report.left:
+        print(why, file=err)
     if as_json:
         try:
             json.dump(report.to_dict(), sys.stdout, indent=2)

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memharness_tui.store import agents
+from memharness_tui.store.beliefs import NotABelief
 from memharness_tui.store.errors import (
     FileReplaced,
     InvalidInput,
@@ -50,8 +52,8 @@ __all__ = [
 
 #: ``source_agent`` of rows written by downgrade mode. A live row written by it is
 #: not downgraded again by a later pass (so repeated hooks do not halve it each time).
-DOWNGRADE_AGENT = "memharness-tui/staleness"
-DOWNGRADE_AGENTS = (DOWNGRADE_AGENT, "memharness-tui/downgrade")  # a pass's, the app's
+DOWNGRADE_AGENT = agents.STALENESS
+DOWNGRADE_AGENTS = agents.DOWNGRADES  # a pass's, the app's
 
 
 def summary_line(checked: int, current: int, stale: int, unresolved: int, backfilled: int,
@@ -112,6 +114,10 @@ class PassReport:
     verdicts: list[Verdict] = field(default_factory=list)
     downgraded: list[tuple[int, int]] = field(default_factory=list)  # (old id, new id)
     skipped: list[int] = field(default_factory=list)  # revised or retracted by others mid-pass
+    #: stale facts not downgraded because they stopped being beliefs between the verdict and
+    #: the downgrade (an agent retracted or revised them): (id, the sentence saying so). Also
+    #: in ``skipped``; the CLI prints the sentence (the JSON report's keys are a contract)
+    left: list[tuple[int, str]] = field(default_factory=list)
     heads: dict[str, str] = field(default_factory=dict)  # repo path -> HEAD SHA
     elapsed: float = 0.0
     cancelled: bool = False
@@ -412,8 +418,13 @@ class StalenessPass:
                 source_commit=v.commit,
                 source_path=v.path,
             )
+        except NotABelief as exc:
+            # retracted or revised by someone else since the read above (the store re-checks
+            # inside its write): theirs wins, and the report says so
+            self.report.skipped.append(old.id)
+            self.report.left.append((old.id, f"#{old.id} {exc.reason('the pass read it')}"))
+            return
         except (NotFound, InvalidInput):
-            # revised or retracted by someone else in between: theirs wins
             self.report.skipped.append(old.id)
             return
         self.report.downgraded.append((old.id, new_id))

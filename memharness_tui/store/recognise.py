@@ -82,3 +82,13 @@ def refuse_unless_ours(found: Inspection, path: str) -> None:
             f"{shown} is a SQLite database but not a memharness store (it claims schema "
             f"version {found.version} but has {what}); it was not changed — check the path"
         )
+
+
+def check_ours(path: str) -> None:
+    """Refuse ``path`` (one sentence) when it is too new or not a memharness database, judged
+    through read-only connections only (``db.precheck``): nothing is opened for writing."""
+    from .db import precheck
+    from .errors import translate_sqlite
+
+    with translate_sqlite(path):
+        refuse_unless_ours(precheck(path), path)

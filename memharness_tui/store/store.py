@@ -15,6 +15,11 @@ them, its sibling parts:
 - ``_hygiene``: near-duplicates of a new fact (``hygiene_reads.py``)
 - ``_context``: the SessionStart hook's text, without reinforcing (``session_context.py``)
 - ``_review``: what agents wrote after a review mark (``review_reads.py``)
+- ``_hygiene_scan``: the hygiene scan's reads (``hygiene_scan_reads.py``)
+- ``_fixes``: the hygiene fixes' one write (``hygiene_writes.py``)
+
+Every supersede the user did not word (a downgrade, a still-true, a hygiene fix) re-checks
+inside its transaction that its row is still a belief (``beliefs.py``).
 
 Each public method below is its part's method (``_part("_recall", RecallReads.recall)``): one
 signature, kept with the code, so a type checker follows a call from here to its SQL.
@@ -38,6 +43,8 @@ from .errors import translate_sqlite
 from .first_screen import FirstScreenReads
 from .handle import StoreFile
 from .hygiene_reads import NearDuplicateReads
+from .hygiene_scan_reads import HygieneScanReads
+from .hygiene_writes import HygieneWrites
 from .models import FactModel
 from .neighbours import Neighbours, nearest
 from .recall import RecallReads
@@ -89,6 +96,8 @@ class Store:
         self._hygiene = NearDuplicateReads(self._file)
         self._context = ContextReads(self._file, self._recall, self._browse)
         self._review = ReviewReads(self._file)
+        self._hygiene_scan = HygieneScanReads(self._file)
+        self._fixes = HygieneWrites(self._file)
 
     @classmethod
     def open(
@@ -194,12 +203,12 @@ class Store:
         return self._file.conn
 
     def _writable(self) -> None:
-        """Refuse (one sentence) a write to a read-only or replaced file (hygiene/fixes.py)."""
+        """Refuse (one sentence) a write to a read-only or replaced file."""
         self._file.writable()
 
     def _write(self, *, creates: bool = False) -> AbstractContextManager[sqlite3.Connection]:
-        """The store's write transaction (``StoreFile.write``), for writers outside the
-        store's parts (hygiene/fixes.py)."""
+        """The store's write transaction (``StoreFile.write``), for tests that set up rows
+        no agent tool writes; the program's writes are the parts' methods."""
         return self._file.write(creates=creates)
 
     @property
@@ -309,6 +318,12 @@ class Store:
     # --- hygiene (hygiene_reads.py) -------------------------------------------------------
 
     near_duplicates = _part("_hygiene", NearDuplicateReads.near_duplicates)
+    hygiene_row_count = _part("_hygiene_scan", HygieneScanReads.hygiene_row_count)
+    hygiene_rows = _part("_hygiene_scan", HygieneScanReads.hygiene_rows)
+    hygiene_embeddings = _part("_hygiene_scan", HygieneScanReads.hygiene_embeddings)
+    retracted_links = _part("_hygiene_scan", HygieneScanReads.retracted_links)
+    chain_link = _part("_hygiene_scan", HygieneScanReads.chain_link)
+    apply_fix = _part("_fixes", HygieneWrites.apply_fix)
 
     # --- similar by meaning (neighbours.py) ---------------------------------------------
 

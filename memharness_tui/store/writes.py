@@ -1,14 +1,21 @@
 """The agent tools' writes (SPEC §6): remember, revise, forget, and the staleness downgrade,
-each one transaction (``Store._write``). A part of ``Store`` like ``verdict_writer.py``."""
+each one transaction (``Store._write``). A part of ``Store`` like ``verdict_writer.py``.
+
+Every write stamps "now" as the reads do: the later of the clock's and the newest ``tx_at``
+in the file, read inside the write lock (``write_now``) — a revision is never recorded as
+learned before the row it supersedes when this machine's clock is behind another writer's.
+An automated or bulk supersede (a downgrade, a still-true: ``belief_only``) re-checks inside
+its transaction that the row is still a belief (``beliefs.py``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from . import sql
+from .beliefs import belief_in
 from .driver import sqlite3
-from .errors import InvalidInput, NotFound
-from .rows import StorePart, _fact, _guarded, _successors
+from .errors import InvalidInput
+from .rows import StorePart, _guarded
 from .timeutil import js_trim, normalize_iso
 from .types import FRESHNESS_VALUES, Fact
 from .validation import (
@@ -21,6 +28,16 @@ from .validation import (
     no_surrogates,
     require_text,
 )
+
+
+def write_now(conn: sqlite3.Connection, clock_now: str, *, trust_clock: bool) -> str:
+    """A write's "now": ``clock_now``, or the newest tx_at in the file when that is later
+    (unless the clock is trusted, as for ``--now`` audits). Inside the write lock, so no
+    other writer commits a later row between this read and the write."""
+    if trust_clock:
+        return clock_now
+    newest = conn.execute(sql.MAX_TX_AT).fetchone()[0]
+    return newest if isinstance(newest, str) and newest > clock_now else clock_now
 
 
 def _insert(conn: sqlite3.Connection, **row: Any) -> int:
@@ -67,6 +84,12 @@ INHERIT: Any = _Inherit()
 class FactWrites(StorePart):
     """``Store``'s write path: new rows, supersession, retraction."""
 
+    def _now_in(self, conn: sqlite3.Connection, clock_now: str | None = None) -> str:
+        """A write timestamp: ``clock_now`` (else a fresh one of the clock's), moved up to
+        the newest tx_at in the file (``write_now``)."""
+        stamp = self.clock.now() if clock_now is None else clock_now
+        return write_now(conn, stamp, trust_clock=self.file.trust_clock)
+
     @_guarded(writing=True)
     def remember(
         self,
@@ -101,9 +124,11 @@ class FactWrites(StorePart):
         source_agent = check_str(source_agent, "source_agent")
         source_commit = check_pin(source_commit, "source_commit")
         source_path = check_pin(source_path, "source_path")
-        tx_at = self.clock.now()
-        vf = normalize_iso(valid_from, "valid_from") if valid_from is not None else tx_at
+        clock_now = self.clock.now()  # consumed here whatever follows, as the reference's
+        given_vf = normalize_iso(valid_from, "valid_from") if valid_from is not None else None
         with self._write(creates=True) as conn:
+            tx_at = self._now_in(conn, clock_now)
+            vf = given_vf if given_vf is not None else tx_at
             new_id = _insert(
                 conn,
                 subject=subject,
@@ -120,7 +145,7 @@ class FactWrites(StorePart):
                 source_path=source_path,
             )
             if verdict is not None:
-                _set_verdict(conn, new_id, verdict, normalize_iso(self.clock.now(), "checked_at"))
+                _set_verdict(conn, new_id, verdict, self._now_in(conn))
         return new_id, tx_at
 
     @_guarded(writing=True)
@@ -138,10 +163,14 @@ class FactWrites(StorePart):
         source_path: str | None = None,
         valid_from: str | None = None,
         verdict: Verdict | None = None,
+        belief_only: bool = False,
     ) -> tuple[int, int, str]:
         """Supersede ``old_id`` with a corrected fact, in one transaction. Returns (old, new, tx_at).
 
         ``verdict`` (freshness, checked_head): recorded on the new row in that transaction.
+        A retracted row is revised, as the reference does, unless ``belief_only`` (a write the
+        user did not word: a still-true): then it is :class:`~.beliefs.NotABelief`, nothing
+        written.
         """
         self._writable()
         verdict = _check_verdict(verdict)
@@ -165,9 +194,10 @@ class FactWrites(StorePart):
                 source_commit=source_commit,
                 source_path=source_path,
                 valid_from=valid_from,
+                belief_only=belief_only,
             )
             if verdict is not None:
-                _set_verdict(conn, new_id, verdict, normalize_iso(self.clock.now(), "checked_at"))
+                _set_verdict(conn, new_id, verdict, self._now_in(conn))
         return old.id, new_id, tx_at
 
     def _supersede(
@@ -184,23 +214,16 @@ class FactWrites(StorePart):
         source_commit: str | None,
         source_path: str | None,
         valid_from: str | None,
+        belief_only: bool,
     ) -> tuple[Fact, int, str]:
-        """The body of revise, inside the caller's write transaction (validated arguments)."""
-        row = conn.execute(sql.GET_FACT, (old_id,)).fetchone()
-        if row is None:
-            raise NotFound(f"no fact #{old_id}")
-        old = _fact(row)
-        if old.superseded_by is not None:
-            later = _successors(conn, old, {old.id})
-            head = later[-1] if later else old
-            raise InvalidInput(
-                f"fact #{old.id} is already superseded by #{old.superseded_by}; "
-                f'the head of the chain is #{head.id}: "{head.fact}" — '
-                f"re-check your correction against it, then revise #{head.id} if still needed"
-            )
+        """The body of revise, inside the caller's write transaction (validated arguments).
+
+        The old row is read here, inside the write lock (``beliefs.belief_in``): a superseded
+        one is refused, and a retracted one too when ``belief_only``."""
+        old = belief_in(conn, old_id, belief_only=belief_only)
         imp = check_importance(importance) if importance is not None else old.importance
         knd = check_kind(kind) if kind is not None else old.kind
-        tx_at = self.clock.now()
+        tx_at = self._now_in(conn)
         vf = tx_at
         if valid_from is not None:
             vf = normalize_iso(valid_from, "valid_from")
@@ -251,7 +274,8 @@ class FactWrites(StorePart):
         verdict (the old row's ``freshness`` unless given), it is recorded on the new row
         with a second timestamp as checked_at and ``checked_head`` (default: the old row's,
         else ""). A kill between the two can no longer leave a downgraded row without its
-        verdict. Errors are revise's: NotFound, or InvalidInput when already superseded.
+        verdict. Errors: NotFound, or :class:`~.beliefs.NotABelief` (an InvalidInput) when the
+        row was superseded or retracted — a downgrade never makes a retracted fact current.
         """
         self._writable()
         fid = check_id(fact_id, "fact_id")
@@ -269,10 +293,7 @@ class FactWrites(StorePart):
         if checked_head is not None:
             checked_head = check_str(checked_head, "checked_head")
         with self._write() as conn:
-            row = conn.execute(sql.GET_FACT, (fid,)).fetchone()
-            if row is None:
-                raise NotFound(f"no fact #{fid}")
-            cur = _fact(row)
+            cur = belief_in(conn, fid)
             commit = cur.source_commit if source_commit is INHERIT else source_commit
             path = cur.source_path if source_path is INHERIT else source_path
             old, new_id, tx_at = self._supersede(
@@ -287,6 +308,7 @@ class FactWrites(StorePart):
                 source_commit=check_pin(commit, "source_commit"),
                 source_path=check_pin(path, "source_path"),
                 valid_from=None,
+                belief_only=True,
             )
             verdict = old.freshness if freshness is INHERIT else freshness
             if verdict:
@@ -296,7 +318,7 @@ class FactWrites(StorePart):
                     {
                         "id": new_id,
                         "freshness": verdict,
-                        "checked_at": normalize_iso(self.clock.now(), "checked_at"),
+                        "checked_at": self._now_in(conn),
                         "checked_head": head,
                         "source_commit": None,
                         "source_path": None,
@@ -310,19 +332,21 @@ class FactWrites(StorePart):
     ) -> tuple[int, list[int]]:
         """Retract by id or by exact source_ref. Returns (count, ids retracted now)."""
         self._writable()
-        ts = self.clock.now()
+        clock_now = self.clock.now()  # consumed here whatever follows, as the reference's
+        params: dict[str, object]
         if fact_id is not None:
             fid = check_id(fact_id, "fact_id")
-            stmt, params = sql.RETRACT_BY_ID, {"ts": ts, "id": fid}
+            stmt, params = sql.RETRACT_BY_ID, {"id": fid}
         elif source_ref is not None:
             if not isinstance(source_ref, str):
                 raise InvalidInput(f"source_ref must be a string, got {source_ref!r}")
             ref = js_trim(no_surrogates(source_ref, "source_ref"))
             if ref == "":
                 raise InvalidInput("source_ref must be non-empty (refusing to retract everything)")
-            stmt, params = sql.RETRACT_BY_SOURCE_REF, {"ts": ts, "source_ref": ref}
+            stmt, params = sql.RETRACT_BY_SOURCE_REF, {"source_ref": ref}
         else:
             raise InvalidInput("forget needs a fact_id or a source_ref")
         with self._write() as conn:
+            params["ts"] = self._now_in(conn, clock_now)
             ids = sorted(int(r[0]) for r in conn.execute(stmt, params).fetchall())
         return len(ids), ids

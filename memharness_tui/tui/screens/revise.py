@@ -24,12 +24,15 @@ from memharness_tui.tui.render import clean, fact_heading, freshness_badge, safe
 from memharness_tui.tui.services.git import Judged, revise_picture
 from memharness_tui.tui.widgets.base import WorkerErrorsToApp
 from memharness_tui.tui.widgets.similar import SimilarList
+from memharness_tui.tui.widgets.staleness.revise_actions import Downgrade, Retract, StillTrue
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
     from memharness_tui.tui.services.git import Drift, Triage, TriageHunk
 
 WRITE_ACTIONS = {"rewrite", "still_true", "downgrade", "retract"}
+REWRITE_RETRACTED = ("#{id} was retracted by an agent since you looked: saving your rewrite "
+                     "makes its text a current fact again (a revision of the retracted row)")
 MAX_DIFF_LINES = 3000  # a diff longer than this is cut (the rest is one `git diff` away)
 
 
@@ -294,9 +297,21 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
 
         head = self.judged.head if self.judged is not None else None
         ref = repin_ref(self.fact.source_ref, head) if head else self.fact.source_ref
+        try:
+            retracted = (await self.mapp.service.get(self.fact.id)).retracted_at is not None
+        except Exception as exc:  # noqa: BLE001 - the app's one error handler shows it
+            self.mapp.report_error(exc)
+            return
+        if retracted:  # your own words: revised as the reference's revise would, and said so
+            self.mapp.notify(REWRITE_RETRACTED.format(id=self.fact.id), title="rewrite",
+                             severity="warning", timeout=10)
 
         def done(new_id: int | None) -> None:
             if new_id is not None:
+                if retracted:
+                    self.mapp.notify(f"#{new_id} is current: your rewrite of the retracted "
+                                     f"#{self.fact.id}; agents recall it", title="rewrite",
+                                     timeout=8)
                 self.dismiss("rewritten")
 
         self.app.push_screen(ReviseFormScreen(self.fact, head=head, repos=self.repos,
@@ -315,72 +330,47 @@ class ReviseScreen(WorkerErrorsToApp, ModalScreen[str | None]):
             return PathAtHead(self.fact.source_path, None)
         return None
 
-    def _confirm(self, title: str, detail: str, label: str, then: Any, *,
-                 danger: bool = False) -> None:
+    def _run(self, action: StillTrue | Downgrade | Retract, done: str) -> None:
+        """Ask ``action``'s confirmation; once confirmed, run it, tell its summary, and close
+        with ``done`` when it wrote (the same actions as the dashboard's bulk triage)."""
         from memharness_tui.tui.screens.confirm import ConfirmScreen
+
+        ask = action.ask()
 
         async def answered(ok: bool | None) -> None:
             if not ok:
                 return
             try:
-                await then()
+                outcome = await action.run(self.mapp)
             except Exception as exc:  # noqa: BLE001 - the app's one error handler shows it
                 self.mapp.report_error(exc)
+                return
+            self.mapp.notify(outcome.summary, title=action.title,
+                             severity="information" if outcome.written else "warning",
+                             timeout=5 if outcome.written else 6)
+            if outcome.written:
+                self.dismiss(done)
 
-        self.app.push_screen(ConfirmScreen(title, detail, confirm=label, danger=danger), answered)
+        self.app.push_screen(ConfirmScreen(ask.title, ask.detail, confirm=ask.label,
+                                           danger=ask.danger), answered)
 
     def action_still_true(self) -> None:
-        f = self.fact
-
-        async def go() -> None:
-            result = await self.mapp.service.still_true([f], self.repos)
-            if result.changed:
-                self.mapp.notify(result.summary("Re-verified at HEAD:"), title="still true",
-                                 timeout=5)
-                self.dismiss("still-true")
-            else:
-                self.mapp.notify(result.summary("Re-verified"), title="still true",
-                                 severity="warning", timeout=6)
-
-        t = self.triage
-        where = (f"on its new path {clean(t.new_path, single_line=True)} (git finds it moved)"
-                 if t is not None and t.outcome == "moved" and t.new_path else "(same path)")
-        warning = ("\n\n⚠ The triage says the change at HEAD touches this fact's words: "
-                   "read the diff first; rewrite (e) if they no longer hold."
-                   if t is not None and t.outcome == "touches" else "")
-        self._confirm(f"Still true at HEAD: #{f.id}?",
-                      f"{clean(f.fact)}\n\nRevise it with the same text, pinned at HEAD "
-                      f"{where}, and record it as current.{warning}", "Still true", go)
+        self._run(StillTrue([self.fact], self.repos, {self.fact.id: self.triage}), "still-true")
 
     def action_downgrade(self) -> None:
-        f = self.fact
-        new_conf = f.confidence * self.factor
+        self._run(Downgrade([self.fact], self.factor, self.repos, {self.fact.id: self.judged}),
+                  "downgraded")
 
-        async def go() -> None:
-            head = self.judged.head if self.judged is not None else None
-            result = await self.mapp.service.downgrade([f], self.factor, head)
-            self.mapp.notify(result.summary("Downgraded"), title="downgrade",
-                             severity="information" if result.changed else "warning", timeout=5)
-            if result.changed:
-                self.dismiss("downgraded")
-
-        self._confirm(f"Downgrade #{f.id}?",
-                      f"{clean(f.fact)}\n\nSame text and pin, confidence {f.confidence:.2f} → "
-                      f"{new_conf:.2f}; the new row keeps the {f.freshness or 'same'} verdict.",
-                      "Downgrade", go)
-
-    def action_retract(self) -> None:
-        f = self.fact
-
-        async def go() -> None:
-            ids = await self.mapp.service.retract(f.id)
-            self.mapp.notify(f"Retracted #{f.id}" if ids else f"#{f.id} was already retracted",
-                             title="retract", timeout=4)
-            self.dismiss("retracted")
-
-        self._confirm(f"Retract #{f.id}?",
-                      f"{clean(f.fact)}\n\nIt stays in the history (nothing is deleted), but "
-                      "agents will no longer recall it.", "Retract", go, danger=True)
+    @work(group="revise-retract", exit_on_error=False)
+    async def action_retract(self) -> None:
+        """Ask, then retract — unless the fact is no longer a belief (as it is now, not as it
+        was when the modal opened): then say so, and change nothing."""
+        action = Retract([await self.mapp.service.get(self.fact.id)])
+        refused = action.refused()
+        if refused is not None:
+            self.mapp.notify(refused, title="nothing to retract", severity="warning", timeout=8)
+            return
+        self._run(action, "retracted")
 
     def action_similar(self) -> None:
         """Focus the similar-by-meaning list; Enter there opens the fact (over this modal)."""

@@ -169,6 +169,7 @@ class StoreProtocol(Protocol):
         source_path: str | None = None,
         valid_from: str | None = None,
         verdict: tuple[str, str] | None = None,
+        belief_only: bool = False,
     ) -> tuple[int, int, str]: ...
 
     def forget(self, *, fact_id: int | None = None,

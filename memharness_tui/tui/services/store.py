@@ -15,6 +15,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from memharness_tui.store import agents
 from memharness_tui.tui.services import git
 from memharness_tui.tui.services.gateway import StoreGateway, StoreInfo
 from memharness_tui.tui.services.git import Judged
@@ -36,14 +37,10 @@ __all__ = ["APP_AGENT", "AGENTS", "BulkResult", "FactValues", "FlaggedPage", "Re
 
 #: Provenance of the app's writes: ``source_agent`` is ``memharness-tui/<action>`` on every row
 #: the app writes (a retraction writes no row: it stamps ``retracted_at`` on the old one).
-#: A staleness pass run with ``--downgrade`` writes ``memharness-tui/staleness``.
-AGENTS = {
-    "new": "memharness-tui/new",
-    "rewrite": "memharness-tui/rewrite",
-    "still-true": "memharness-tui/still-true",
-    "downgrade": "memharness-tui/downgrade",
-}
-APP_AGENT = AGENTS["new"]
+#: A staleness pass run with ``--downgrade`` writes ``memharness-tui/staleness``. Every name
+#: is in ``store/agents.py``.
+AGENTS = agents.APP
+APP_AGENT = agents.NEW
 """A fact typed into the app's new-fact form."""
 
 TELL_AT_MOST_EVERY = 0.5
@@ -115,6 +112,19 @@ class BulkResult:
             if advice:
                 text += f" — {advice}"
         return text
+
+
+LOOKED = "you looked"
+"""When the app read a fact it then changes: "#5 was retracted by an agent since you looked"."""
+
+
+def skip_reason(exc: BaseException) -> str:
+    """Why one fact of a bulk action was left as it is, after its ``#id`` in the summary."""
+    from memharness_tui.store.beliefs import NotABelief
+
+    if isinstance(exc, NotABelief):
+        return exc.reason(LOOKED)
+    return getattr(exc, "message", None) or str(exc)
 
 
 def one_fact_only(exc: BaseException) -> bool:
@@ -411,7 +421,8 @@ class StoreService:
         Confidence, importance and kind are kept; the pin moves to HEAD (same path) and a ref
         that named the old pin names HEAD. A fact whose path git finds moved (renamed) at HEAD
         is re-pinned to the new path (``analysis.moved_revision``). A fact not true at HEAD
-        is skipped.
+        is skipped, and so is one no longer a belief (retracted or revised since it was read:
+        the store re-checks inside each write).
         """
         result = BulkResult(total=len(facts))
         if not facts:
@@ -436,10 +447,11 @@ class StoreService:
                 }
                 try:  # the new row and its verdict: one transaction
                     _, new_id, _ = s.revise(f.id, values.pop("new_fact"), **values,
-                                            verdict=(p.judged.freshness, p.head))
+                                            verdict=(p.judged.freshness, p.head),
+                                            belief_only=True)
                 except MemharnessError as exc:
                     if one_fact_only(exc):
-                        result.skipped.append((f.id, exc.message))
+                        result.skipped.append((f.id, skip_reason(exc)))
                     else:
                         result.stopped = stop_reason(exc)
                     continue
@@ -452,10 +464,14 @@ class StoreService:
         return result
 
     async def downgrade(self, facts: Sequence[Fact], factor: float,
-                        head: str | None = None) -> BulkResult:
+                        head: str | None = None, *,
+                        heads: Mapping[int, str] | None = None) -> BulkResult:
         """SPEC §8 downgrade, one ``Store.downgrade`` transaction per fact: same text,
-        confidence × factor, same pin, same verdict (checked head: the fact's, else ``head``)."""
+        confidence × factor, same pin, same verdict (checked head: the fact's, else its own
+        in ``heads``, else ``head``). A fact no longer a belief is skipped (the store
+        re-checks inside each write)."""
         result = BulkResult(total=len(facts))
+        known = heads or {}
 
         def write(s: StoreProtocol) -> None:
             from memharness_tui.store.errors import MemharnessError
@@ -464,11 +480,11 @@ class StoreService:
                 try:
                     _, new_id, _ = s.downgrade(
                         f.id, factor, source_agent=AGENTS["downgrade"],
-                        checked_head=f.checked_head or head or None,
+                        checked_head=f.checked_head or known.get(f.id) or head or None,
                     )
                 except MemharnessError as exc:
                     if one_fact_only(exc):
-                        result.skipped.append((f.id, exc.message))
+                        result.skipped.append((f.id, skip_reason(exc)))
                         continue
                     result.stopped = stop_reason(exc)
                     break
