@@ -31,6 +31,7 @@ from .errors import (
     FileReplaced,
     ReadOnlyError,
     ReadOnlyFile,
+    file_gone_message,
     show_path,
     translate_sqlite,
 )
@@ -174,19 +175,15 @@ class StoreFile:
             return self._sidecars_problem()
         shown = show_path(self.path)
         if now is not None:
-            return (f"{shown} was replaced by another file while it was open; nothing more is "
-                    "written to the old one — reopen to use the file that is there now")
+            return file_gone_message(shown, "replaced")
         links = _links_of_open(self._ids[0])
         if links == 0:
-            return (f"{shown} was deleted while it was open; nothing more is written to it "
-                    "— reopen to start a new store there, or restore the file")
+            return file_gone_message(shown, "deleted")
         if links is None:
-            return (f"{shown} was moved or deleted while it was open; nothing more is written "
-                    "to it — reopen to start a new store there, or put the file back")
+            return file_gone_message(shown, "moved or deleted")
         where = _name_in_folder(self.path, self._ids[0])
-        to = f" to {show_path(where)}" if where is not None else " away"
-        return (f"{shown} was moved{to} while it was open; nothing more is written to it — "
-                "reopen to start a new store there, or move the file back")
+        return file_gone_message(shown, "moved",
+                                 where=show_path(where) if where is not None else None)
 
     def _sidecars_problem(self) -> str | None:
         """The file is still the one we opened, but its -wal or -shm is not: deleted (``rm``),
@@ -202,13 +199,9 @@ class StoreFile:
                     changed.append((suffix, now is None))
         if not changed:
             return None
-        names = " and ".join(suffix for suffix, _ in changed)
-        verb = "were" if len(changed) > 1 else "was"
-        how = ("deleted" if all(gone for _, gone in changed)
-               else "deleted and made anew by another program")
-        return (f"the {names} beside {show_path(self.path)} {verb} {how} while it was open; "
-                "nothing more is written through the old ones — reopen to use the file as it "
-                "is now")
+        return file_gone_message(show_path(self.path), "sidecars",
+                                 sidecars=" and ".join(suffix for suffix, _ in changed),
+                                 made_anew=not all(gone for _, gone in changed))
 
     def check_file(self) -> None:
         """Raise :class:`FileReplaced` (and let go of the old file) when the path no longer
