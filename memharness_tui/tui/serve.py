@@ -96,10 +96,8 @@ class SessionService(AppService):  # type: ignore[misc]
             return
         with contextlib.suppress(ProcessLookupError):
             process.terminate()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), wait)
-        except TimeoutError:
-            pass
         killpg = getattr(os, "killpg", None)  # (POSIX; elsewhere the app alone)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             if killpg is not None:
@@ -235,10 +233,14 @@ class GuardedServer(Server):  # type: ignore[misc]
         width = to_int(request.query.get("width", "80"), 80)
         height = to_int(request.query.get("height", "24"), 24)
         service: SessionService | None = None
+
+        async def close() -> None:
+            await websocket.close()
+
         try:
             await websocket.prepare(request)
             service = SessionService(self.command, write_bytes=websocket.send_bytes,
-                                     write_str=websocket.send_str, close=websocket.close,
+                                     write_str=websocket.send_str, close=close,
                                      download_manager=self.download_manager, debug=self.debug)
             self._sessions.add(service)
             await service.start(width, height)

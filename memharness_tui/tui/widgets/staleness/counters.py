@@ -32,8 +32,11 @@ class PassCounters(Vertical):
     def _set(self, counters: Text | str, rate: Text | str, *, layout: bool = True) -> None:
         """``layout=False`` while a pass runs and as it ends: both lines have a fixed one-row
         box, so a progress tick repaints them without laying the whole screen out again."""
-        self.query_one("#dash-counters", Static).update(counters, layout=layout)
-        self.query_one("#dash-rate", Static).update(rate, layout=layout)
+        lines = {line.id: line for line in self.query("#dash-counters, #dash-rate").results(Static)}
+        if len(lines) != 2:
+            return  # being taken down (a session ending as it opens): its children went first
+        lines["dash-counters"].update(counters, layout=layout)
+        lines["dash-rate"].update(rate, layout=layout)
 
     def idle(self) -> None:
         self._set(Text("No pass run yet in this session.  s: start a pass", style="dim"), "")
