@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Button, DataTable, Input, Static
@@ -92,9 +93,10 @@ class DiffPane(LoadsWhenShown, Vertical):
         ``serve``) while the pane is still being built or reloading, its mount, a reload or
         a time-travel change lands after its boxes are gone. Then there is nothing to show.
         """
-        for found in self.query(selector).results(kind):
-            return found
-        return None
+        try:
+            return self.query_one(selector, kind)
+        except NoMatches:
+            return None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

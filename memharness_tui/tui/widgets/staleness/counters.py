@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import ProgressBar, Static
 
 from memharness_tui.tui import tcss
@@ -32,11 +33,13 @@ class PassCounters(Vertical):
     def _set(self, counters: Text | str, rate: Text | str, *, layout: bool = True) -> None:
         """``layout=False`` while a pass runs and as it ends: both lines have a fixed one-row
         box, so a progress tick repaints them without laying the whole screen out again."""
-        lines = {line.id: line for line in self.query("#dash-counters, #dash-rate").results(Static)}
-        if len(lines) != 2:
+        try:
+            counters_line = self.query_one("#dash-counters", Static)
+            rate_line = self.query_one("#dash-rate", Static)
+        except NoMatches:
             return  # being taken down (a session ending as it opens): its children went first
-        lines["dash-counters"].update(counters, layout=layout)
-        lines["dash-rate"].update(rate, layout=layout)
+        counters_line.update(counters, layout=layout)
+        rate_line.update(rate, layout=layout)
 
     def idle(self) -> None:
         self._set(Text("No pass run yet in this session.  s: start a pass", style="dim"), "")
