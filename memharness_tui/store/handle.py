@@ -157,10 +157,19 @@ class StoreFile:
     # --- is the path still the file we have open? (issue: mv/rm under an open store) -----
 
     def _note_identity(self) -> None:
-        """Remember which file (and -wal/-shm) we have open. Called right after opening."""
+        """Remember which file (and -wal/-shm) we have open. Called right after opening.
+
+        The -wal/-shm are noted only after a read on our connection: it opens them (WAL
+        mode creates them on the first read) and keeps a shared lock on the file from then
+        on, so no other connection's close can remove them while we have them. Before a
+        read, the ones at the path may be another process's, which its close may remove
+        and the next opener make anew — ours then, not foreign."""
+        read = False
         with contextlib.suppress(Exception):
-            self.db.connection()  # WAL mode creates the -wal/-shm on the first connection
-        self._ids = tuple(_identity(self.path + s) for s in ("", "-wal", "-shm"))
+            self.db.connection().execute("PRAGMA schema_version").fetchone()
+            read = True
+        file, wal, shm = (_identity(self.path + s) for s in ("", "-wal", "-shm"))
+        self._ids = (file, wal, shm) if read else (file, None, None)
 
     def file_problem(self) -> str | None:
         """One sentence when ``path`` no longer names the file this store has open (it was
