@@ -159,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sv = sub.add_parser("serve", help="serve the app to a browser on localhost")
     sv.add_argument("--port", type=_integer, default=8000)
+    sv.add_argument("--max-sessions", type=_integer, default=4, metavar="N",
+                    help="browser sessions served at once, each its own app (default 4)")
     sv.add_argument("--db", metavar="PATH", default=argparse.SUPPRESS)
     sv.add_argument("--readonly", action="store_true", default=argparse.SUPPRESS,
                     help="serve the app read-only")

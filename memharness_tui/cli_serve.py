@@ -65,6 +65,9 @@ def _check_serve_db(db: str | None, *, readonly: bool) -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from .tui.serve import serve
 
+    max_sessions = getattr(args, "max_sessions", 4)
+    if max_sessions < 1:
+        raise UsageError(f"--max-sessions must be at least 1, got {max_sessions}")
     if not args.demo:
         _check_serve_db(args.db, readonly=args.readonly)
     _check_port(args.port)
@@ -76,5 +79,5 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app_args.append("--readonly")
     if args.demo:
         app_args.append("--demo")
-    serve(args.port, app_args)
+    serve(args.port, app_args, max_sessions=max_sessions)
     return 0

@@ -235,7 +235,8 @@ def test_serve_admits_only_its_own_page(tmp_path: Path) -> None:
 def captured(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """What ``serve`` would run per browser session, instead of serving."""
     calls: list[list[str]] = []
-    monkeypatch.setattr(serve_mod, "serve", lambda port, app_args: calls.append(app_args))
+    monkeypatch.setattr(serve_mod, "serve",
+                        lambda port, app_args, **_kw: calls.append(app_args))
     return calls
 
 

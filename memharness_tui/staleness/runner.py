@@ -174,7 +174,11 @@ def stopped_message(report: PassReport, exc: MemharnessError, path: str, *,
         done += f" and {n:,} downgrade{'s' if n != 1 else ''}"
     if isinstance(exc, FileReplaced):
         shown = show_path(path)
-        how = "deleted" if "was deleted" in exc.message else "replaced by another file"
+        if exc.what == "sidecars":
+            return (f"the -wal/-shm beside {shown} were deleted during the pass: the {done} "
+                    "written before may have gone with the old -wal, and nothing more was written "
+                    "— rerun the pass on the file as it is now")
+        how = "replaced by another file" if exc.what == "replaced" else exc.what
         return (f"{shown} was {how} during the pass: the {done} written before went to the "
                 "old file, not to what is there now, and nothing more was written — rerun the "
                 "pass on the file that is there now")

@@ -12,10 +12,12 @@ the exception classes the store catches match the connections it makes. Set
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import os
 import sqlite3 as _stdlib
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -140,3 +142,97 @@ def has_math_functions() -> bool:
         return False
     finally:
         probe.close()
+
+
+SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE = 1006  # sqlite3.h
+#: connections that could not be told to skip their close-time checkpoint: never closed
+_KEPT_OPEN: list[Any] = []
+
+
+def _raw_handle(conn: Any) -> Any:
+    """The ``sqlite3 *`` of a connection of CPython's ``sqlite3`` or of ``pysqlite3``.
+
+    Both declare the connection object as ``PyObject_HEAD`` followed by ``sqlite3 *db``
+    (Modules/_sqlite/connection.h, in every CPython this project supports), so the handle
+    is the pointer just after the object header. The caller checks it names the file it
+    expects before using it (``sqlite3_db_filename``)."""
+    import ctypes
+
+    return ctypes.c_void_p.from_address(id(conn) + object.__basicsize__).value
+
+
+def _library_of(conn: Any) -> Any:
+    """The SQLite library ``conn`` runs on, for ctypes: its module's own binary (its
+    symbols, or those of the libsqlite3 it links, are that library's); None for a
+    connection of neither module."""
+    import ctypes
+
+    if isinstance(conn, _stdlib.Connection):
+        name = "_sqlite3"
+    elif sqlite3 is not _stdlib and isinstance(conn, sqlite3.Connection):
+        name = "pysqlite3._sqlite3"
+    else:
+        return None
+    return ctypes.CDLL(importlib.import_module(name).__file__)
+
+
+def _no_checkpoint_on_close(conn: Any, path: str) -> bool:
+    """Set SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE on ``conn``; True when it is set."""
+    module = _stdlib if isinstance(conn, _stdlib.Connection) else sqlite3
+    op = getattr(module, "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE", None)
+    setconfig = getattr(conn, "setconfig", None)
+    if op is not None and setconfig is not None:  # Python 3.12+: the documented way
+        try:
+            setconfig(op, True)
+            return bool(conn.getconfig(op))
+        except Exception:  # noqa: BLE001 - fall through to ctypes
+            pass
+    if sys.implementation.name != "cpython":
+        return False
+    try:
+        import ctypes
+
+        lib = _library_of(conn)
+        if lib is None:
+            return False
+        lib.sqlite3_db_filename.restype = ctypes.c_char_p
+        lib.sqlite3_db_filename.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        handle = _raw_handle(conn)
+        if not handle:
+            return False  # closed already
+        named = lib.sqlite3_db_filename(handle, b"main")
+        if named is None or os.path.realpath(os.fsdecode(named)) != os.path.realpath(path):
+            return False
+        out = ctypes.c_int(-1)
+        rc = lib.sqlite3_db_config(ctypes.c_void_p(handle), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                                   ctypes.c_int(1), ctypes.byref(out))
+        return rc == 0 and out.value == 1
+    except (ImportError, OSError, AttributeError, TypeError, ValueError):
+        return False
+
+
+def close_without_checkpoint(conn: Any, path: str) -> bool:
+    """Close ``conn`` (open on ``path``) without SQLite's work on closing the last connection:
+    no checkpoint of its write-ahead log into the file and no removal of the ``-wal``/``-shm``.
+
+    That work goes through the *path*: after ``rm memory.db-wal memory.db-shm`` another
+    process's connection makes new ones there, and a close-time checkpoint of this
+    connection's old log into the shared file followed by unlinking the path's ``-wal``
+    and ``-shm`` would lose that process's commits (and can corrupt the file). SQLite's
+    switch for it is ``SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE``, set through ``setconfig`` where
+    the module has it (Python 3.12+) and otherwise through ctypes on the connection's own
+    library. Where neither works the connection is kept open until the process ends (its
+    locks then go with the process, and nothing is checkpointed or removed); False then.
+    That fallback is for builds where ctypes cannot reach the library: a reopen of the
+    file in the same process would share the kept connection's old wal-index (SQLite keeps
+    one per file per process), so there only a restart is safe.
+    """
+    if _no_checkpoint_on_close(conn, path):
+        conn.close()
+        return True
+    import ctypes
+
+    with contextlib.suppress(Exception):
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(conn))  # never deallocated, never closed
+    _KEPT_OPEN.append(conn)
+    return False

@@ -131,10 +131,48 @@ class StoreIOError(MemharnessError):
 
 
 class FileReplaced(MemharnessError):
-    """The path no longer names the file this store has open (deleted, or another file moved
-    over it): nothing more is written through the old handle; reopen to use what is there now."""
+    """The path no longer names the file this store has open (deleted, moved, or another file
+    moved over it), or its -wal/-shm are no longer the ones it opened: nothing more is written
+    through the old handle; reopen to use what is there now. The message is one of
+    :func:`file_gone_message`'s."""
 
     code = "FILE_REPLACED"
+
+    @property
+    def what(self) -> str:
+        """``deleted``, ``moved``, ``moved or deleted``, ``replaced`` or ``sidecars`` (its
+        -wal/-shm deleted), read from the message (which crosses processes as text)."""
+        text = self.message
+        if text.startswith("the -"):
+            return "sidecars"
+        for what in ("deleted", "moved or deleted", "moved", "replaced"):
+            if f" was {what} " in text:
+                return what
+        return "replaced"
+
+
+def file_gone_message(shown: str, what: str, *, where: str | None = None,
+                      sidecars: str = "", made_anew: bool = False) -> str:
+    """The one sentence of a :class:`FileReplaced`: ``what`` is ``deleted``, ``moved``
+    (``where`` to, when known), ``replaced``, ``moved or deleted`` (cannot tell), or
+    ``sidecars`` (``sidecars`` names them: "-wal and -shm")."""
+    if what == "deleted":
+        return (f"{shown} was deleted while it was open; nothing more is written to it "
+                "— reopen to start a new store there, or restore the file")
+    if what == "moved":
+        to = f" to {where}" if where is not None else " away"
+        return (f"{shown} was moved{to} while it was open; nothing more is written to it — "
+                "reopen to start a new store there, or move the file back")
+    if what == "moved or deleted":
+        return (f"{shown} was moved or deleted while it was open; nothing more is written "
+                "to it — reopen to start a new store there, or put the file back")
+    if what == "sidecars":
+        verb = "were" if " and " in sidecars else "was"
+        how = "deleted and made anew by another program" if made_anew else "deleted"
+        return (f"the {sidecars} beside {shown} {verb} {how} while it was open; nothing more "
+                "is written through the old ones — reopen to use the file as it is now")
+    return (f"{shown} was replaced by another file while it was open; nothing more is "
+            "written to the old one — reopen to use the file that is there now")
 
 
 class FileDamaged(MemharnessError):

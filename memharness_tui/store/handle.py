@@ -25,12 +25,13 @@ from .db import (
     remove_quietly,
     run_migrations,
 )
-from .driver import sqlite3
+from .driver import close_without_checkpoint, sqlite3
 from .errors import (
     FileDamaged,
     FileReplaced,
     ReadOnlyError,
     ReadOnlyFile,
+    file_gone_message,
     show_path,
     translate_sqlite,
 )
@@ -47,6 +48,37 @@ def _identity(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_dev, st.st_ino
+
+
+def _links_of_open(ident: tuple[int, int]) -> int | None:
+    """How many names the file with ``ident`` has, read from a descriptor SQLite holds open
+    on it in this process (``/proc/self/fd``; fstat only: closing one would drop SQLite's
+    locks): 0 when it was deleted. None where that cannot be read (no /proc, no such fd)."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    for name in names:
+        try:
+            st = os.fstat(int(name))
+        except (OSError, ValueError):
+            continue
+        if (st.st_dev, st.st_ino) == ident:
+            return st.st_nlink
+    return None
+
+
+def _name_in_folder(path: str, ident: tuple[int, int]) -> str | None:
+    """Where in ``path``'s folder the file with ``ident`` is now (after an ``mv``), or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.inode() == ident[1] and _identity(entry.path) == ident:
+                    return entry.path
+    except OSError:
+        return None
+    return None
 
 
 def _empty(path: str) -> bool:
@@ -125,27 +157,60 @@ class StoreFile:
     # --- is the path still the file we have open? (issue: mv/rm under an open store) -----
 
     def _note_identity(self) -> None:
-        """Remember which file (and -wal/-shm) we have open. Called right after opening."""
+        """Remember which file (and -wal/-shm) we have open. Called right after opening.
+
+        The -wal/-shm are noted only after a read on our connection: it opens them (WAL
+        mode creates them on the first read) and keeps a shared lock on the file from then
+        on, so no other connection's close can remove them while we have them. Before a
+        read, the ones at the path may be another process's, which its close may remove
+        and the next opener make anew — ours then, not foreign."""
+        read = False
         with contextlib.suppress(Exception):
-            self.db.connection()  # WAL mode creates the -wal/-shm on the first connection
-        self._ids = tuple(_identity(self.path + s) for s in ("", "-wal", "-shm"))
+            self.db.connection().execute("PRAGMA schema_version").fetchone()
+            read = True
+        file, wal, shm = (_identity(self.path + s) for s in ("", "-wal", "-shm"))
+        self._ids = (file, wal, shm) if read else (file, None, None)
 
     def file_problem(self) -> str | None:
         """One sentence when ``path`` no longer names the file this store has open (it was
-        deleted, or another file was moved over it); None while it still does. One stat."""
+        deleted or moved, another file was moved over it, or its -wal/-shm were deleted or
+        replaced); None while it does. Three stats."""
         if self._gone is not None:
             return self._gone
         if self._ids is None or self._ids[0] is None:
             return None
         now = _identity(self.path)
         if now == self._ids[0]:
-            return None
+            return self._sidecars_problem()
         shown = show_path(self.path)
-        if now is None:
-            return (f"{shown} was deleted while it was open; nothing more is written to it "
-                    "— reopen to start a new store there, or restore the file")
-        return (f"{shown} was replaced by another file while it was open; nothing more is "
-                "written to the old one — reopen to use the file that is there now")
+        if now is not None:
+            return file_gone_message(shown, "replaced")
+        links = _links_of_open(self._ids[0])
+        if links == 0:
+            return file_gone_message(shown, "deleted")
+        if links is None:
+            return file_gone_message(shown, "moved or deleted")
+        where = _name_in_folder(self.path, self._ids[0])
+        return file_gone_message(shown, "moved",
+                                 where=show_path(where) if where is not None else None)
+
+    def _sidecars_problem(self) -> str | None:
+        """The file is still the one we opened, but its -wal or -shm is not: deleted (``rm``),
+        and perhaps made anew by another program's connection, which no longer shares our
+        log or its index. Writing on, or closing normally (a checkpoint of our old log into
+        the file, then the path's -wal/-shm removed), would cost that program its writes."""
+        ids = self._ids or (None, None, None)
+        changed = []
+        for suffix, ours in (("-wal", ids[1]), ("-shm", ids[2])):
+            if ours is not None:
+                now = _identity(self.path + suffix)
+                if now != ours:
+                    changed.append((suffix, now is None))
+        if not changed:
+            return None
+        return file_gone_message(show_path(self.path), "sidecars",
+                                 sidecars=" and ".join(suffix for suffix, _ in changed),
+                                 made_anew=not all(gone for _, gone in changed))
 
     def check_file(self) -> None:
         """Raise :class:`FileReplaced` (and let go of the old file) when the path no longer
@@ -164,28 +229,51 @@ class StoreFile:
     def _let_go(self) -> None:
         """Stop using a file the path no longer names, leaving nothing of it beside the path.
 
-        SQLite skips its checkpoint-on-close for a moved or deleted file and so leaves the
-        old file's -wal (and -shm) beside the path, where the next open would read them as
-        the new file's own — pages of one file applied to another. So: checkpoint our WAL
-        into the old file ourselves (our own writes are kept with it), close, then remove
+        The file moved or deleted: SQLite skips its checkpoint-on-close for it and so would
+        leave the old file's -wal (and -shm) beside the path, where the next open would read
+        them as the new file's own — pages of one file applied to another. So: checkpoint our
+        WAL into the old file ourselves (our own writes are kept with it), close, then remove
         the -wal/-shm if they are still the ones we opened (a -wal that came with the new
-        file is left alone)."""
-        with contextlib.suppress(Exception):
-            self.db.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        file is left alone).
+
+        The file still there but its -wal/-shm not ours: another program may be writing
+        to the file through new ones. Nothing of ours may reach the file now — no checkpoint
+        of our old log into it, and no removal at close of the -wal/-shm at the path (both
+        what SQLite does when the last connection closes): the connection is closed without
+        them (``driver.close_without_checkpoint``), and nothing is removed."""
+        shared = _identity(self.path) == (self._ids or (None,))[0]
+        if not shared:
+            with contextlib.suppress(Exception):
+                self.db.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         if self.splitter is not None:
             with contextlib.suppress(Exception):
                 self.splitter.close()
             self.splitter = None
-        with contextlib.suppress(Exception):
-            self.db.close()
+        if shared:
+            self._close_without_checkpoint()
+        else:
+            with contextlib.suppress(Exception):
+                self.db.close()
         self.answers.clear()
-        if self.readonly:
+        if self.readonly or shared:
             return  # the writer (if any) checkpoints and tidies; a reader only lets go
         ids = self._ids or (None, None, None)
         for suffix, ours in (("-wal", ids[1]), ("-shm", ids[2])):
             if ours is not None and _identity(self.path + suffix) == ours:
                 with contextlib.suppress(OSError):
                     os.remove(self.path + suffix)
+
+    def _close_without_checkpoint(self) -> None:
+        """Close this thread's connection with no close-time checkpoint or -wal/-shm removal
+        (a connection that cannot be told so is kept open, and Peewee forgets it)."""
+        if self.db.is_closed():
+            return
+        conn = self.db.connection()
+        if not close_without_checkpoint(conn, self.path):
+            self.db._state.reset()  # type: ignore[attr-defined]  # Peewee must not close it
+            return
+        with contextlib.suppress(Exception):
+            self.db.close()  # Peewee's state (the connection itself is closed)
 
     @property
     def on_disk(self) -> bool:

@@ -55,6 +55,30 @@ def file_hashes(path: Path) -> dict[str, str]:
     return out
 
 
+_HASHES = """
+import hashlib, json, os, sys
+out = {}
+for suffix in ("", "-wal", "-journal"):
+    if os.path.exists(sys.argv[1] + suffix):
+        with open(sys.argv[1] + suffix, "rb") as f:
+            out[suffix or "db"] = hashlib.sha256(f.read()).hexdigest()
+print(json.dumps(out))
+"""
+
+
+def file_hashes_elsewhere(path: Path) -> dict[str, str]:
+    """``file_hashes``, read in another process: closing a descriptor of the file here drops
+    every POSIX lock this process holds on it — an open store's included, and another
+    process's connection may then remove the -wal/-shm from under it (the store refuses
+    to go on then)."""
+    import json
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _HASHES, str(path)], capture_output=True,
+                          text=True, check=True, timeout=60)
+    return dict(json.loads(done.stdout))
+
+
 def one_sentence(exc: MemharnessError) -> str:
     text = str(exc)
     assert text and "\n" not in text and "Traceback" not in text
@@ -557,13 +581,13 @@ def test_a_write_lock_held_by_another_process(tmp_path: Path, short_busy_timeout
         while not ready.exists():  # wait for the state itself: the lock is held
             assert holder.poll() is None, "the lock holder died"
             time.sleep(0.005)
+        rows = db_snapshot(path)  # before the store opens: its close would drop the store's locks
         store = open_store(path, start="2026-03-01")
-        rows = db_snapshot(path)
-        before = file_hashes(path)
+        before = file_hashes_elsewhere(path)
         with pytest.raises(StoreBusy) as info:
             store.remember("x", "y")
         assert one_sentence(info.value) == busy_message(0.2, writing=True)
-        assert file_hashes(path) == before
+        assert file_hashes_elsewhere(path) == before
     finally:
         assert holder.stdin is not None
         holder.stdin.close()

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from contextlib import suppress
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Button, DataTable, Input, Static
 
 from memharness_tui.tui import tcss
@@ -29,6 +31,8 @@ ROWS_PER_SECTION = 300  # keep the table light; the summary says how many there 
 
 
 FACT_MIN = 16  # the Fact column is never narrower (the When column then goes past the edge)
+
+_W = TypeVar("_W", bound=Widget)
 
 
 def _short_iso(ts: str) -> str:
@@ -75,10 +79,24 @@ class DiffPane(LoadsWhenShown, Vertical):
     readonly: reactive[bool] = reactive(False, init=False)
 
     def action_focus_since(self) -> None:
-        self.query_one("#diff-since", Input).focus()
+        if (box := self._part("#diff-since", Input)) is not None:
+            box.focus()
 
     def action_focus_subject(self) -> None:
-        self.query_one("#diff-subject", Input).focus()
+        if (box := self._part("#diff-subject", Input)) is not None:
+            box.focus()
+
+    def _part(self, selector: str, kind: type[_W]) -> _W | None:
+        """This pane's own ``selector`` child, or None while the pane is being taken down.
+
+        Its children are removed before it: when a session ends (a browser tab closed under
+        ``serve``) while the pane is still being built or reloading, its mount, a reload or
+        a time-travel change lands after its boxes are gone. Then there is nothing to show.
+        """
+        try:
+            return self.query_one(selector, kind)
+        except NoMatches:
+            return None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -90,7 +108,9 @@ class DiffPane(LoadsWhenShown, Vertical):
         self._shown_width = 0  # the width the Fact column was last fitted to
 
     def watch_as_of(self, as_of: str | None) -> None:
-        box = self.query_one("#diff-since", Input)
+        box = self._part("#diff-since", Input)
+        if box is None:
+            return
         if box.value == self._default_since:  # not typed by the person: follow the travel
             self._default_since = self._since_default(as_of)
             box.value = self._default_since
@@ -116,12 +136,15 @@ class DiffPane(LoadsWhenShown, Vertical):
         yield LookCachedTable(id="diff-table", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        table = self.query_one("#diff-table", DataTable)
+        table = self._part("#diff-table", DataTable)
+        box = self._part("#diff-since", Input)
+        if table is None or box is None:
+            return
         for key, label in (("change", "Change"), ("id", "ID"), ("subject", "Subject"),
                            ("fact", "Fact (was → now)"), ("when", "When")):
             table.add_column(label, key=key)
         self._default_since = self._since_default(self.as_of)
-        self.query_one("#diff-since", Input).value = self._default_since
+        box.value = self._default_since
         if self._needs_load:  # built hidden: read and fill ahead (see SubjectsPane._warm)
             self.run_worker(self._warm(self._default_since), group="diff-warm",
                             exit_on_error=False)
@@ -138,24 +161,27 @@ class DiffPane(LoadsWhenShown, Vertical):
     @on(Input.Submitted, "#diff-since, #diff-subject")
     def _entered(self) -> None:
         """Enter in a box shows the changes and moves to them (a bad date keeps the box)."""
-        if self.run_diff():
-            self.query_one("#diff-table", DataTable).focus()
+        if self.run_diff() and (table := self._part("#diff-table", DataTable)) is not None:
+            table.focus()
 
     @on(Button.Pressed, "#diff-run")
     def run_diff(self) -> bool:
         from memharness_tui.store.errors import InvalidInput
         from memharness_tui.store.timeutil import normalize_iso
 
-        raw = self.query_one("#diff-since", Input).value.strip()
+        since_box = self._part("#diff-since", Input)
+        subject_box = self._part("#diff-subject", Input)
+        summary = self._part("#diff-summary", Static)
+        if since_box is None or subject_box is None or summary is None:
+            return False
+        raw = since_box.value.strip()
         try:
             since = normalize_iso(raw, "since")
         except InvalidInput as exc:
             self._read_for = None
-            self.query_one("#diff-summary", Static).update(
-                Text(f"✗ {clean(exc.message, single_line=True)}", style="bold red")
-            )
+            summary.update(Text(f"✗ {clean(exc.message, single_line=True)}", style="bold red"))
             return False
-        subject = self.query_one("#diff-subject", Input).value.strip() or None
+        subject = subject_box.value.strip() or None
         self._load(since, subject, self.as_of)
         return True
 
@@ -178,9 +204,12 @@ class DiffPane(LoadsWhenShown, Vertical):
         self._read_for = key
 
     def _show(self, diff: Any, subject: str | None, until: str | None = None) -> None:
+        table = self._part("#diff-table", DataTable)
+        shown_in = self._part("#diff-summary", Static)
+        if table is None or shown_in is None:
+            return
         self._shown_for = (subject, until)
         self._shown_width = self.size.width or self.app.size.width
-        table = self.query_one("#diff-table", DataTable)
         keep = table.cursor_row
         table.clear()
         ok = theme_color(self.app, "success", "green")
@@ -226,7 +255,7 @@ class DiffPane(LoadsWhenShown, Vertical):
             summary.append("  — nothing changed; try an earlier date")
         if max(len(diff.learned), len(diff.revised), len(diff.retracted)) > ROWS_PER_SECTION:
             summary.append(f"  (first {ROWS_PER_SECTION:,} of each shown)", style="dim")
-        self.query_one("#diff-summary", Static).update(summary)
+        shown_in.update(summary)
         if keep and table.row_count:  # a refresh: the cursor stays where it was
             table.move_cursor(row=min(keep, table.row_count - 1), animate=False)
 

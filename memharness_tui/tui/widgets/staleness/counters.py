@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import ProgressBar, Static
 
 from memharness_tui.tui import tcss
@@ -32,8 +33,13 @@ class PassCounters(Vertical):
     def _set(self, counters: Text | str, rate: Text | str, *, layout: bool = True) -> None:
         """``layout=False`` while a pass runs and as it ends: both lines have a fixed one-row
         box, so a progress tick repaints them without laying the whole screen out again."""
-        self.query_one("#dash-counters", Static).update(counters, layout=layout)
-        self.query_one("#dash-rate", Static).update(rate, layout=layout)
+        try:
+            counters_line = self.query_one("#dash-counters", Static)
+            rate_line = self.query_one("#dash-rate", Static)
+        except NoMatches:
+            return  # being taken down (a session ending as it opens): its children went first
+        counters_line.update(counters, layout=layout)
+        rate_line.update(rate, layout=layout)
 
     def idle(self) -> None:
         self._set(Text("No pass run yet in this session.  s: start a pass", style="dim"), "")
