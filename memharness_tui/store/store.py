@@ -13,6 +13,8 @@ them, its sibling parts:
 - ``_answers``: answers remembered per snapshot (``remembered.py``)
 - ``_embeddings``: the embedding columns and reembed's work list (``embeddings_io.py``)
 - ``_hygiene``: near-duplicates of a new fact (``hygiene_reads.py``)
+- ``_versions``: every version's text, a row's chain, the writers (``hygiene_versions.py``)
+- ``_purge``: rewrite rows' text in place so it is gone from the file (``purge.py``)
 
 Each public method below is its part's method (``_part("_recall", RecallReads.recall)``): one
 signature, kept with the code, so a type checker follows a call from here to its SQL.
@@ -36,8 +38,10 @@ from .errors import translate_sqlite
 from .first_screen import FirstScreenReads
 from .handle import StoreFile
 from .hygiene_reads import NearDuplicateReads
+from .hygiene_versions import VersionReads
 from .models import FactModel
 from .neighbours import Neighbours, nearest
+from .purge import Purger
 from .recall import RecallReads
 from .remembered import Remembered
 from .split_scan import SplitScanner, SplitScans
@@ -83,6 +87,8 @@ class Store:
         self._verdicts = VerdictWriter(self._file)
         self._embeddings = EmbeddingIO(self._file)
         self._hygiene = NearDuplicateReads(self._file)
+        self._versions = VersionReads(self._file)
+        self._purge = Purger(self._file)
 
     @classmethod
     def open(
@@ -296,6 +302,15 @@ class Store:
     # --- hygiene (hygiene_reads.py) -------------------------------------------------------
 
     near_duplicates = _part("_hygiene", NearDuplicateReads.near_duplicates)
+    versions_where = _part("_versions", VersionReads.versions_where)
+    chain_ids = _part("_versions", VersionReads.chain_ids)
+    version_rows = _part("_versions", VersionReads.version_rows)
+    writers = _part("_versions", VersionReads.writers)
+
+    # --- purge (purge.py) ----------------------------------------------------------------
+
+    purge_rows = _part("_purge", Purger.purge_rows)
+    purge_leftovers = _part("_purge", Purger.leftovers)
 
     # --- similar by meaning (neighbours.py) ---------------------------------------------
 

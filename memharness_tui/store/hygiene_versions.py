@@ -1,0 +1,113 @@
+"""The reads the content detectors of hygiene need (secrets, instructions, contradictions):
+every version's text (a secret outlives its revision), a row's whole chain, and the current
+rows with their writers. A part of ``Store`` like ``hygiene_reads.py``. Nothing here writes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import sql
+from .rows import StorePart, _chain_loop, _guarded
+from .timeutil import normalize_iso
+from .validation import check_id
+
+__all__ = ["VersionReads", "VersionRow"]
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRow:
+    """One row of the facts table as the content detectors read it."""
+
+    id: int
+    subject: str
+    fact: str
+    superseded_by: int | None
+    retracted_at: str | None
+    source_agent: str
+    source_ref: str
+
+    @property
+    def status(self) -> str:
+        """``retracted``, ``superseded`` or ``current`` (as the row stands now)."""
+        if self.retracted_at is not None:
+            return "retracted"
+        return "superseded" if self.superseded_by is not None else "current"
+
+
+_COLS = ("f.id, f.subject, f.fact, f.superseded_by, f.retracted_at, f.source_agent, "
+         "f.source_ref")
+_EVERY = f"SELECT {_COLS} FROM facts f ORDER BY f.id"
+_EVERY_AS_OF = f"SELECT {_COLS} FROM facts f WHERE f.tx_at <= :as_of ORDER BY f.id"
+_ROWS = f"SELECT {_COLS} FROM facts f WHERE f.id IN ({{}})"
+_SUCCESSOR = "SELECT f.superseded_by FROM facts f WHERE f.id = ?"
+_PREDECESSORS = "SELECT f.id FROM facts f WHERE f.superseded_by = ?"
+_WRITERS = ("SELECT f.source_agent, COUNT(*) FROM facts f GROUP BY f.source_agent "
+            "ORDER BY COUNT(*) DESC")
+
+
+class VersionReads(StorePart):
+    """``Store``'s reads for the content detectors."""
+
+    @_guarded(writing=False)
+    def versions_where(self, keep: Callable[[str], bool], *, as_of: str | None = None,
+                       current_only: bool = False) -> list[VersionRow]:
+        """Every row (all versions; with ``as_of`` those written by then) whose text ``keep``
+        accepts, in id order. ``current_only``: the current beliefs only (SPEC's filter)."""
+        if current_only:
+            belief = sql.AS_OF_FILTER if as_of is not None else sql.CURRENT_FILTER
+            query = f"SELECT {_COLS} FROM facts f WHERE {belief} ORDER BY f.id"
+            params: dict[str, str] = (
+                {"as_of": normalize_iso(as_of, "as_of")} if as_of is not None
+                else {"now": self.clock.peek()})
+        elif as_of is not None:
+            query, params = _EVERY_AS_OF, {"as_of": normalize_iso(as_of, "as_of")}
+        else:
+            query, params = _EVERY, {}
+        out: list[VersionRow] = []
+        cursor = self.conn.execute(query, params)
+        while True:
+            chunk = cursor.fetchmany(5000)
+            if not chunk:
+                return out
+            out.extend(VersionRow(*r) for r in chunk if keep(r[2]))
+
+    @_guarded(writing=False)
+    def chain_ids(self, fact_id: int) -> list[int]:
+        """Every id linked to ``fact_id`` by supersession, either way (a merge's several
+        predecessors included), sorted. NotFound for an unknown id."""
+        fact_id = check_id(fact_id)
+        from .errors import NotFound
+
+        conn = self.conn
+        if conn.execute(_SUCCESSOR, (fact_id,)).fetchone() is None:
+            raise NotFound(f"no fact with id {fact_id}")
+        seen, todo = {fact_id}, [fact_id]
+        while todo:
+            fid = todo.pop()
+            linked = [r[0] for r in conn.execute(_PREDECESSORS, (fid,))]
+            succ = conn.execute(_SUCCESSOR, (fid,)).fetchone()
+            if succ is not None and succ[0] is not None:
+                linked.append(succ[0])
+            for other in linked:
+                if other not in seen:
+                    if len(seen) > 100_000:
+                        raise _chain_loop(other)
+                    seen.add(other)
+                    todo.append(other)
+        return sorted(seen)
+
+    @_guarded(writing=False)
+    def version_rows(self, ids: list[int]) -> list[VersionRow]:
+        """The rows with these ids, in id order (missing ids left out)."""
+        out: list[VersionRow] = []
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            out.extend(VersionRow(*r) for r in self.conn.execute(
+                _ROWS.format(",".join("?" * len(part))), part))
+        return sorted(out, key=lambda r: r.id)
+
+    @_guarded(writing=False)
+    def writers(self) -> list[tuple[str, int]]:
+        """(source_agent, rows) of every writer of the file, most rows first."""
+        return [(str(a), int(n)) for a, n in self.conn.execute(_WRITERS)]
