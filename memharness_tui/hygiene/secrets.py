@@ -170,8 +170,9 @@ def _beside_keyword(line: str, start: int) -> bool:
     return _KEYWORD.search(line, max(0, start - _KEYWORD_WINDOW), start) is not None
 
 
-#: Shorter finds are noise (a high-entropy plugin's 4-character pieces); a password may be short.
+#: Shorter finds are noise (a high-entropy plugin's words like "argon2id"); a password may be short.
 _MIN_CHARS = 8
+_MIN_ENTROPY_CHARS = 16
 _MIN_KEYWORD_CHARS = 4
 
 
@@ -188,7 +189,9 @@ def find_secrets(text: str) -> list[SecretSpan]:
             if maybe_secret(line):
                 for kind, s, e in engine.secrets(line):
                     entropy = kind in _ENTROPY_TYPES
-                    if e - s < (_MIN_KEYWORD_CHARS if kind == "Secret Keyword" else _MIN_CHARS):
+                    least = (_MIN_KEYWORD_CHARS if kind == "Secret Keyword"
+                             else _MIN_ENTROPY_CHARS if entropy else _MIN_CHARS)
+                    if e - s < least:
                         continue
                     if entropy and not _beside_keyword(line, s):
                         continue
