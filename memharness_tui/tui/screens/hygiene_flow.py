@@ -86,6 +86,11 @@ async def _plan(app: MemharnessApp, fix: str, flags: Sequence[Flag]) -> Plan | N
 async def run_fix(app: MemharnessApp, fix: str, flags: Sequence[Flag]) -> None:
     """The whole fix (run in a worker: it waits for modals). Refusals reach the app's one
     error handler; nothing is written unless the preview was confirmed."""
+    if fix == "purge":
+        from memharness_tui.tui.screens.purge import run_purge
+
+        await run_purge(app, flags[0].ids[0])
+        return
     if app.readonly:
         app.notify("This database is open read-only: nothing can be fixed here.",
                    severity="warning")
