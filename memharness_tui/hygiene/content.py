@@ -8,15 +8,28 @@ current beliefs (or those as of ``as_of``).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from .instructions import find_instructions, unusual_writers
 from .secrets import find_secrets, masked_text, maybe_secret
-from .types import HygieneReport, SecretFlag
+from .types import HygieneReport, InstructionFlag, SecretFlag
 
 if TYPE_CHECKING:
     from memharness_tui.store import Store
 
-__all__ = ["scan_content", "secret_flags"]
+__all__ = ["instruction_flags", "scan_content", "secret_flags"]
+
+# A text any instruction rule could match: a key word of one, or a character outside ASCII
+# (the hidden-text rules); most facts pass this test only.
+_MAYBE_ORDER = re.compile(
+    r"(?i:ignore|disregard|forget|override|bypass|abandon|you are now|instruction|henceforth"
+    r"|from now on|curl|wget|iwr|invoke-webrequest|iex|send|post|upload|mail|forward|exfil"
+    r"|transmit|leak|copy|sync|pipe)|[^\x00-\x7f]")
+
+
+def _maybe_order(text: str) -> bool:
+    return _MAYBE_ORDER.search(text) is not None
 
 #: Characters of a flagged row's masked text kept for the report.
 PREVIEW_CHARS = 400
@@ -46,6 +59,24 @@ def secret_flags(store: Store, *, as_of: str | None = None) -> list[SecretFlag]:
     return out
 
 
+def instruction_flags(store: Store, *, as_of: str | None = None) -> list[InstructionFlag]:
+    """Current facts that read as orders, and current facts by an unusual writer."""
+    strangers = unusual_writers(store.writers())
+    out: list[InstructionFlag] = []
+    for row in store.versions_where(_maybe_order, as_of=as_of, current_only=True):
+        for hit in find_instructions(row.fact):
+            out.append(InstructionFlag(row.id, row.subject, hit.rule, hit.start, hit.end,
+                                       row.source_agent, row.fact))
+    if strangers:
+        for row in store.versions_where(lambda _t: True, as_of=as_of, current_only=True):
+            if row.source_agent in strangers:
+                out.append(InstructionFlag(row.id, row.subject, "unusual-writer", 0,
+                                           len(row.fact), row.source_agent, row.fact))
+    out.sort(key=lambda f: (f.id, f.start, f.rule))
+    return out
+
+
 def scan_content(store: Store, report: HygieneReport, as_of: str | None) -> None:
     """Add the content detectors' flags to ``report``."""
     report.secrets = secret_flags(store, as_of=as_of)
+    report.instructions = instruction_flags(store, as_of=as_of)

@@ -81,10 +81,10 @@ def flags_of(report: HygieneReport, fragment_facts: Mapping[str, Sequence[Fact]]
     for ins in report.instructions:
         out.append(Flag(f"instr:{ins.id}:{ins.start}", "instructions", (ins.id,), ins.subject,
                         f"{ins.rule}: {ins.fact[ins.start:ins.end]}", ((ins.id, ins.fact),)))
-    for c in report.contradictions:
-        out.append(Flag(f"contra:{c.ids[0]}:{c.topic}", "contradictions", c.ids, c.subject,
-                        f"{c.topic}: " + " vs ".join(c.values),
-                        tuple(zip(c.ids, c.facts, strict=True))))
+    for con in report.contradictions:
+        out.append(Flag(f"contra:{con.ids[0]}:{con.topic}", "contradictions", con.ids, con.subject,
+                        f"{con.topic}: " + " vs ".join(con.values),
+                        tuple(zip(con.ids, con.facts, strict=True))))
     for g in report.duplicates:
         out.append(Flag(f"dup:{g.ids[0]}", "near-duplicate", tuple(g.ids), g.subject,
                         g.facts[g.ids[0]], tuple((i, g.facts[i]) for i in g.ids),
