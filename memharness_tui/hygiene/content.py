@@ -11,14 +11,20 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from .contradictions import disagreement, slots
 from .instructions import find_instructions, unusual_writers
 from .secrets import find_secrets, masked_text, maybe_secret
-from .types import HygieneReport, InstructionFlag, SecretFlag
+from .types import ContradictionFlag, HygieneReport, InstructionFlag, SecretFlag
 
 if TYPE_CHECKING:
     from memharness_tui.store import Store
 
-__all__ = ["instruction_flags", "scan_content", "secret_flags"]
+__all__ = ["contradiction_flags", "instruction_flags", "scan_content", "secret_flags"]
+
+#: Pairs compared for contradictions per subject at most (facts sharing a value's place).
+CONTRADICTION_PAIR_BUDGET = 20_000
+# A text that could hold a value (a digit, a capital after the first letter, a weekday).
+_MAYBE_VALUE = re.compile(r"\d|.\b[A-Z]|(?i:day)\b")
 
 # A text any instruction rule could match: a key word of one, or a character outside ASCII
 # (the hidden-text rules); most facts pass this test only.
@@ -76,7 +82,41 @@ def instruction_flags(store: Store, *, as_of: str | None = None) -> list[Instruc
     return out
 
 
+def contradiction_flags(store: Store, *, as_of: str | None = None) -> list[ContradictionFlag]:
+    """Pairs of current facts of one subject that state different values of one thing."""
+    rows = store.versions_where(lambda t: _MAYBE_VALUE.search(t) is not None, as_of=as_of,
+                                current_only=True)
+    by_subject: dict[str, list[tuple[int, str, frozenset[str]]]] = {}
+    for row in rows:
+        places, _ = slots(row.fact)
+        if places:
+            by_subject.setdefault(row.subject, []).append(
+                (row.id, row.fact, frozenset(places)))
+    out: list[ContradictionFlag] = []
+    for subject, facts in by_subject.items():
+        by_place: dict[str, list[int]] = {}
+        for k, (_, _, places) in enumerate(facts):
+            for place in places:
+                by_place.setdefault(place, []).append(k)
+        seen: set[tuple[int, int]] = set()
+        for members in by_place.values():
+            for x in range(len(members)):
+                for y in range(x + 1, len(members)):
+                    pair = (members[x], members[y])
+                    if pair in seen or len(seen) >= CONTRADICTION_PAIR_BUDGET:
+                        continue
+                    seen.add(pair)
+                    (ia, ta, _), (ib, tb, _) = facts[pair[0]], facts[pair[1]]
+                    d = disagreement(ta, tb)
+                    if d is not None:
+                        out.append(ContradictionFlag(subject, d.topic, (ia, ib), (d.a, d.b),
+                                                     (ta, tb)))
+    out.sort(key=lambda c: (c.ids[0], c.ids[1]))
+    return out
+
+
 def scan_content(store: Store, report: HygieneReport, as_of: str | None) -> None:
     """Add the content detectors' flags to ``report``."""
     report.secrets = secret_flags(store, as_of=as_of)
     report.instructions = instruction_flags(store, as_of=as_of)
+    report.contradictions = contradiction_flags(store, as_of=as_of)
