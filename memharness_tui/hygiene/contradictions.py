@@ -21,10 +21,14 @@ CONTEXT_SIMILARITY = 0.6
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.:/@+-]*[A-Za-z0-9]|[A-Za-z0-9]", re.ASCII)
 _NUMBER = re.compile(r"v?\d[\d.,:/-]*[a-z%]{0,3}", re.ASCII | re.IGNORECASE)
 _HOST = re.compile(r"[a-z0-9-]+(?:\.[a-z0-9-]+)+", re.IGNORECASE)
-_STOP = frozenset(
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_STOP = _words(
     "a an the is are was were be been of on in at to for and or with by from as it its this "
-    "that these those has have had uses use runs run now".split())
-_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+    "that these those has have had uses use runs run now")
+_WEEKDAYS = _words("monday tuesday wednesday thursday friday saturday sunday")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +79,10 @@ def _looks_like_name(tok: str) -> bool:
     return tok.lower() not in _OPENERS
 
 
-_OPENERS = frozenset(
+_OPENERS = _words(
     "the a an our we use run all every each this that these those it its if when do don't "
     "never always tests test builds build deploys logs api ci staging production prod local "
-    "users user release releases backups images".split())
+    "users user release releases backups images")
 
 
 def disagreement(a: str, b: str) -> Disagreement | None:
