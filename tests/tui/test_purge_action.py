@@ -74,3 +74,32 @@ async def test_escape_in_the_preview_writes_nothing(tmp_path: Path) -> None:
         await until(pilot, lambda: any("Nothing was written" in n.message
                                        for n in app._notifications), "the cancel notice")
     assert texts(db) == before
+
+
+async def test_merging_facts_that_disagree_asks_which_is_true(tmp_path: Path) -> None:
+    from memharness_tui.tui.screens.confirm import ConfirmScreen
+    from memharness_tui.tui.screens.hygiene_edit import MergeEditor
+
+    db = tmp_path / "memory.db"
+    with Store.open(str(db), clock=FakeClock(CLOCK_START, 60_000)) as s:
+        s.remember("project:api", "The API listens on port 8080")
+        s.remember("project:api", "The API listens on port 9090")
+    app = make_app(lambda: Store.open(str(db)), tmp_path / "config")
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = await open_tab(pilot)
+        row = next(n for n, f in enumerate(pane.flags) if f.kind == "near-duplicate")
+        pane.query_one("#hygiene-table").move_cursor(row=row)
+        await settle(pilot)
+        await pilot.press("m")
+        ask = await modal(pilot, ConfirmScreen)
+        assert "#1 says port 8080, #2 says 9090" in ask.detail
+        await pilot.press("n")
+        await until(pilot, lambda: any("Nothing was written" in n.message
+                                       for n in app._notifications), "the cancel notice")
+        await pilot.press("m")
+        await modal(pilot, ConfirmScreen)
+        await pilot.press("y")
+        await modal(pilot, MergeEditor)
+        await pilot.press("escape")
+    with Store.open(str(db), readonly=True) as s:
+        assert sorted(f.id for f in s.list_facts("project:api")) == [1, 2]
