@@ -85,6 +85,13 @@ _OPENERS = _words(
     "users user release releases backups images")
 
 
+# A number after these words labels an item ("fact number 3", "step 2", "issue 41"): facts
+# that differ there are different items, not a disagreement.
+_ORDINAL_PLACES = _words(
+    "number no nr item step part case example line row id issue ticket pr chapter section "
+    "phase fact task page note entry test sample batch run")
+
+
 def disagreement(a: str, b: str) -> Disagreement | None:
     """Where ``a`` and ``b`` say the same thing with a different value (None: they agree,
     or speak of different things)."""
@@ -96,6 +103,8 @@ def disagreement(a: str, b: str) -> Disagreement | None:
     if union and len(ca & cb) / len(union) < CONTEXT_SIMILARITY:
         return None
     for place in sorted(pa.keys() & pb.keys()):
+        if place in _ORDINAL_PLACES or place.lstrip("#") == "":
+            continue
         if pa[place] != pb[place]:
             return Disagreement(place.lstrip("^") or "value", pa[place], pb[place])
     return None

@@ -57,3 +57,10 @@ def test_the_scan_lists_current_contradictions_by_subject(tmp_path: Path) -> Non
     assert [(c.ids, c.topic, c.values) for c in r.contradictions] == [
         ((a, b), "port", ("8080", "9090"))]
     assert r.to_dict()["contradictions"][0]["ids"] == [a, b]
+
+
+def test_numbered_items_are_different_items_not_a_disagreement() -> None:
+    assert disagreement("Bulk fact number 1 about widgets",
+                        "Bulk fact number 2 about widgets") is None
+    assert disagreement("Step 2 of the setup installs the tools",
+                        "Step 3 of the setup installs the tools") is None

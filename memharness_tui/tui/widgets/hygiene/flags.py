@@ -82,7 +82,8 @@ def flags_of(report: HygieneReport, fragment_facts: Mapping[str, Sequence[Fact]]
         out.append(Flag(f"instr:{ins.id}:{ins.start}", "instructions", (ins.id,), ins.subject,
                         f"{ins.rule}: {ins.fact[ins.start:ins.end]}", ((ins.id, ins.fact),)))
     for con in report.contradictions:
-        out.append(Flag(f"contra:{con.ids[0]}:{con.topic}", "contradictions", con.ids, con.subject,
+        out.append(Flag(f"contra:{con.ids[0]}:{con.ids[1]}:{con.topic}", "contradictions",
+                        con.ids, con.subject,
                         f"{con.topic}: " + " vs ".join(con.values),
                         tuple(zip(con.ids, con.facts, strict=True))))
     for g in report.duplicates:
