@@ -88,10 +88,10 @@ def contradiction_flags(store: Store, *, as_of: str | None = None) -> list[Contr
                                 current_only=True)
     by_subject: dict[str, list[tuple[int, str, frozenset[str]]]] = {}
     for row in rows:
-        places, _ = slots(row.fact)
-        if places:
+        found, _ = slots(row.fact)
+        if found:
             by_subject.setdefault(row.subject, []).append(
-                (row.id, row.fact, frozenset(places)))
+                (row.id, row.fact, frozenset(found)))
     out: list[ContradictionFlag] = []
     for subject, facts in by_subject.items():
         by_place: dict[str, list[int]] = {}

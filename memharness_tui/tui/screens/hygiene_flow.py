@@ -62,9 +62,10 @@ async def _disagreement_asked(app: MemharnessApp, flag: Flag, single: bool) -> b
                            "choose which is true — nothing was written")
     from memharness_tui.tui.screens.confirm import ConfirmScreen
 
-    return bool(await app.push_screen_wait(ConfirmScreen(
+    asked: bool = await app.push_screen_wait(ConfirmScreen(
         "These facts disagree", f"{line}. Which is true? Merge keeps one text: pick or edit "
-        "the true one next.", confirm="Choose the true text")))
+        "the true one next.", confirm="Choose the true text"))
+    return asked
 
 
 async def _plan(app: MemharnessApp, fix: str, flags: Sequence[Flag]) -> Plan | None:
