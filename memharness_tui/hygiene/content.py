@@ -13,42 +13,54 @@ from typing import TYPE_CHECKING
 
 from .contradictions import disagreement, slots
 from .instructions import find_instructions, unusual_writers
-from .secrets import find_secrets, masked_text, maybe_secret
+from .secrets import _SECRET_WORDS, find_secrets, masked_text, maybe_secret
 from .types import ContradictionFlag, HygieneReport, InstructionFlag, SecretFlag
 
 if TYPE_CHECKING:
     from memharness_tui.store import Store
+    from memharness_tui.store.hygiene_versions import VersionRow
 
 __all__ = ["contradiction_flags", "instruction_flags", "scan_content", "secret_flags"]
 
+#: Characters of a flagged row's masked text kept for the report.
+PREVIEW_CHARS = 400
 #: Pairs compared for contradictions per subject at most (facts sharing a value's place).
 CONTRADICTION_PAIR_BUDGET = 20_000
-# A text that could hold a value (a digit, a capital after the first letter, a weekday).
-_MAYBE_VALUE = re.compile(r"\d|.\b[A-Z]|(?i:day)\b")
 
 # A text any instruction rule could match: a key word of one, or a character outside ASCII
-# (the hidden-text rules); most facts pass this test only.
-_MAYBE_ORDER = re.compile(
-    r"(?i:ignore|disregard|forget|override|bypass|abandon|you are now|instruction|henceforth"
-    r"|from now on|curl|wget|iwr|invoke-webrequest|iex|send|post|upload|mail|forward|exfil"
-    r"|transmit|leak|copy|sync|pipe)|[^\x00-\x7f]")
+# (the hidden-text rules). Substring tests, as for secrets.
+_ORDER_WORDS = ("ignore", "disregard", "forget", "override", "bypass", "abandon", "you are now",
+                "instruction", "henceforth", "from now on", "curl", "wget", "iwr",
+                "invoke-webrequest", "iex", "send", "post", "upload", "mail", "forward",
+                "exfil", "transmit", "leak", "copy", "sync", "pipe")
+_VALUE_HINT = re.compile(r"[0-9]|\s[A-Z]")
 
 
 def _maybe_order(text: str) -> bool:
-    return _MAYBE_ORDER.search(text) is not None
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(w in low for w in _ORDER_WORDS)
 
-#: Characters of a flagged row's masked text kept for the report.
-PREVIEW_CHARS = 400
+
+def _maybe_value(text: str) -> bool:
+    return _VALUE_HINT.search(text) is not None or "day" in text.lower()
 
 
-def secret_flags(store: Store, *, as_of: str | None = None) -> list[SecretFlag]:
+def _interesting(text: str) -> bool:
+    return maybe_secret(text) or _maybe_order(text) or _maybe_value(text)
+
+
+def secret_flags(store: Store, *, as_of: str | None = None,
+                 rows: list[VersionRow] | None = None) -> list[SecretFlag]:
     """Every row whose text holds a credential, grouped by chain (lowest id of the chain
-    first), each with its writer."""
-    rows = store.versions_where(maybe_secret, as_of=as_of)
+    first), each with its writer. ``rows``: the versions already read (``scan_content``)."""
+    if rows is None:
+        rows = store.versions_where(maybe_secret, as_of=as_of)
     chains: dict[int, tuple[int, ...]] = {}
     out: list[SecretFlag] = []
     for row in rows:
-        spans = find_secrets(row.fact)
+        spans = find_secrets(row.fact)  # maybe_secret first, inside
         if not spans:
             continue
         chain = chains.get(row.id)
@@ -65,11 +77,16 @@ def secret_flags(store: Store, *, as_of: str | None = None) -> list[SecretFlag]:
     return out
 
 
-def instruction_flags(store: Store, *, as_of: str | None = None) -> list[InstructionFlag]:
+def instruction_flags(store: Store, *, as_of: str | None = None,
+                      rows: list[VersionRow] | None = None) -> list[InstructionFlag]:
     """Current facts that read as orders, and current facts by an unusual writer."""
     strangers = unusual_writers(store.writers())
+    if rows is None:
+        rows = store.versions_where(_maybe_order, as_of=as_of, current_only=True)
     out: list[InstructionFlag] = []
-    for row in store.versions_where(_maybe_order, as_of=as_of, current_only=True):
+    for row in rows:
+        if not row.current or not _maybe_order(row.fact):
+            continue
         for hit in find_instructions(row.fact):
             out.append(InstructionFlag(row.id, row.subject, hit.rule, hit.start, hit.end,
                                        row.source_agent, row.fact))
@@ -82,12 +99,15 @@ def instruction_flags(store: Store, *, as_of: str | None = None) -> list[Instruc
     return out
 
 
-def contradiction_flags(store: Store, *, as_of: str | None = None) -> list[ContradictionFlag]:
+def contradiction_flags(store: Store, *, as_of: str | None = None,
+                        rows: list[VersionRow] | None = None) -> list[ContradictionFlag]:
     """Pairs of current facts of one subject that state different values of one thing."""
-    rows = store.versions_where(lambda t: _MAYBE_VALUE.search(t) is not None, as_of=as_of,
-                                current_only=True)
+    if rows is None:
+        rows = store.versions_where(_maybe_value, as_of=as_of, current_only=True)
     by_subject: dict[str, list[tuple[int, str, frozenset[str]]]] = {}
     for row in rows:
+        if not row.current or not _maybe_value(row.fact):
+            continue
         found, _ = slots(row.fact)
         if found:
             by_subject.setdefault(row.subject, []).append(
@@ -117,6 +137,11 @@ def contradiction_flags(store: Store, *, as_of: str | None = None) -> list[Contr
 
 def scan_content(store: Store, report: HygieneReport, as_of: str | None) -> None:
     """Add the content detectors' flags to ``report``."""
-    report.secrets = secret_flags(store, as_of=as_of)
-    report.instructions = instruction_flags(store, as_of=as_of)
-    report.contradictions = contradiction_flags(store, as_of=as_of)
+    # one read for all three, tested in SQLite: the words any rule needs, a digit or a capital
+    # (values; every token prefix a plugin knows has one or is followed by one), a character
+    # outside ASCII (hidden text); each detector tests its rows again before its rules run
+    rows = store.versions_matching(
+        (*_SECRET_WORDS, *_ORDER_WORDS, "day"), upper_or_wide=True, as_of=as_of)
+    report.secrets = secret_flags(store, rows=rows)
+    report.instructions = instruction_flags(store, rows=rows)
+    report.contradictions = contradiction_flags(store, rows=rows)

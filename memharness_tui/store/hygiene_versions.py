@@ -4,7 +4,7 @@ rows with their writers. A part of ``Store`` like ``hygiene_reads.py``. Nothing 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from . import sql
@@ -26,6 +26,8 @@ class VersionRow:
     retracted_at: str | None
     source_agent: str
     source_ref: str
+    #: a current belief (or, with ``as_of``, one believed then)
+    current: bool = False
 
     @property
     def status(self) -> str:
@@ -37,8 +39,6 @@ class VersionRow:
 
 _COLS = ("f.id, f.subject, f.fact, f.superseded_by, f.retracted_at, f.source_agent, "
          "f.source_ref")
-_EVERY = f"SELECT {_COLS} FROM facts f ORDER BY f.id"
-_EVERY_AS_OF = f"SELECT {_COLS} FROM facts f WHERE f.tx_at <= :as_of ORDER BY f.id"
 _ROWS = f"SELECT {_COLS} FROM facts f WHERE f.id IN ({{}})"
 _SUCCESSOR = "SELECT f.superseded_by FROM facts f WHERE f.id = ?"
 _PREDECESSORS = "SELECT f.id FROM facts f WHERE f.superseded_by = ?"
@@ -53,24 +53,52 @@ class VersionReads(StorePart):
     def versions_where(self, keep: Callable[[str], bool], *, as_of: str | None = None,
                        current_only: bool = False) -> list[VersionRow]:
         """Every row (all versions; with ``as_of`` those written by then) whose text ``keep``
-        accepts, in id order. ``current_only``: the current beliefs only (SPEC's filter)."""
-        if current_only:
-            belief = sql.AS_OF_FILTER if as_of is not None else sql.CURRENT_FILTER
-            query = f"SELECT {_COLS} FROM facts f WHERE {belief} ORDER BY f.id"
-            params: dict[str, str] = (
-                {"as_of": normalize_iso(as_of, "as_of")} if as_of is not None
-                else {"now": self.clock.peek()})
-        elif as_of is not None:
-            query, params = _EVERY_AS_OF, {"as_of": normalize_iso(as_of, "as_of")}
-        else:
-            query, params = _EVERY, {}
+        accepts, in id order, each marked ``current`` by SPEC's belief filter (one read).
+        ``current_only``: the current beliefs only."""
+        belief = sql.AS_OF_FILTER if as_of is not None else sql.CURRENT_FILTER
+        params: dict[str, str] = (
+            {"as_of": normalize_iso(as_of, "as_of")} if as_of is not None
+            else {"now": self.clock.peek()})
+        where = (f"WHERE {belief}" if current_only
+                 else "WHERE f.tx_at <= :as_of" if as_of is not None else "")
+        query = (f"SELECT {_COLS}, CASE WHEN {belief} THEN 1 ELSE 0 END FROM facts f {where} "
+                 "ORDER BY f.id")
         out: list[VersionRow] = []
         cursor = self.conn.execute(query, params)
         while True:
             chunk = cursor.fetchmany(5000)
             if not chunk:
                 return out
-            out.extend(VersionRow(*r) for r in chunk if keep(r[2]))
+            out.extend(VersionRow(*r[:7], current=bool(r[7])) for r in chunk if keep(r[2]))
+
+    @_guarded(writing=False)
+    def versions_matching(self, likes: Sequence[str], *, upper_or_wide: bool = False,
+                          as_of: str | None = None) -> list[VersionRow]:
+        """Every row (all versions; with ``as_of`` those written by then) whose text contains
+        one of ``likes`` (case-blind for ASCII, SQLite's LIKE) — or, with ``upper_or_wide``,
+        holds a digit, a capital letter or a character outside ASCII — in id order, each marked
+        ``current``. The test runs in SQLite: a Python test on every row of a big store costs
+        several times the read (and a GLOB with a leading ``*`` as much as ten LIKEs)."""
+        belief = sql.AS_OF_FILTER if as_of is not None else sql.CURRENT_FILTER
+        params: dict[str, str] = (
+            {"as_of": normalize_iso(as_of, "as_of")} if as_of is not None
+            else {"now": self.clock.peek()})
+        tests = []
+        for k, word in enumerate(likes):
+            params[f"l{k}"] = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace(
+                "_", "\\_") + "%"
+            tests.append(f"f.fact LIKE :l{k} ESCAPE '\\'")
+        if upper_or_wide:
+            tests += ["f.fact <> lower(f.fact)", "f.fact GLOB '*[0-9]*'",
+                      "length(f.fact) <> length(CAST(f.fact AS BLOB))"]
+        if not tests:
+            return []
+        where = "(" + " OR ".join(tests) + ")"
+        if as_of is not None:
+            where += " AND f.tx_at <= :as_of"
+        query = (f"SELECT {_COLS}, CASE WHEN {belief} THEN 1 ELSE 0 END FROM facts f "
+                 f"WHERE {where} ORDER BY f.id")
+        return [VersionRow(*r[:7], current=bool(r[7])) for r in self.conn.execute(query, params)]
 
     @_guarded(writing=False)
     def chain_ids(self, fact_id: int) -> list[int]:

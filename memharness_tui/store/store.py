@@ -303,6 +303,7 @@ class Store:
 
     near_duplicates = _part("_hygiene", NearDuplicateReads.near_duplicates)
     versions_where = _part("_versions", VersionReads.versions_where)
+    versions_matching = _part("_versions", VersionReads.versions_matching)
     chain_ids = _part("_versions", VersionReads.chain_ids)
     version_rows = _part("_versions", VersionReads.version_rows)
     writers = _part("_versions", VersionReads.writers)
