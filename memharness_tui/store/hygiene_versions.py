@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import sql
 from .rows import StorePart, _chain_loop, _guarded
@@ -46,6 +47,11 @@ _WRITERS = ("SELECT f.source_agent, COUNT(*) FROM facts f GROUP BY f.source_agen
             "ORDER BY COUNT(*) DESC")
 
 
+def _marked(r: Sequence[Any]) -> VersionRow:
+    """A row of ``_COLS`` and its belief flag."""
+    return VersionRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]))
+
+
 class VersionReads(StorePart):
     """``Store``'s reads for the content detectors."""
 
@@ -69,7 +75,7 @@ class VersionReads(StorePart):
             chunk = cursor.fetchmany(5000)
             if not chunk:
                 return out
-            out.extend(VersionRow(*r[:7], current=bool(r[7])) for r in chunk if keep(r[2]))
+            out.extend(_marked(r) for r in chunk if keep(r[2]))
 
     @_guarded(writing=False)
     def versions_matching(self, likes: Sequence[str], *, upper_or_wide: bool = False,
@@ -98,7 +104,7 @@ class VersionReads(StorePart):
             where += " AND f.tx_at <= :as_of"
         query = (f"SELECT {_COLS}, CASE WHEN {belief} THEN 1 ELSE 0 END FROM facts f "
                  f"WHERE {where} ORDER BY f.id")
-        return [VersionRow(*r[:7], current=bool(r[7])) for r in self.conn.execute(query, params)]
+        return [_marked(r) for r in self.conn.execute(query, params)]
 
     @_guarded(writing=False)
     def chain_ids(self, fact_id: int) -> list[int]:
