@@ -21,6 +21,8 @@ from .cli_context import cmd_context
 from .cli_doctor import add_parser as add_doctor
 from .cli_doctor import cmd_doctor
 from .cli_hybrid import query_vector
+from .cli_purge import add_parser as add_purge
+from .cli_purge import cmd_purge
 from .cli_reembed import add_parser as add_reembed
 from .cli_reembed import cmd_reembed
 from .cli_review import add_parser as add_review
@@ -150,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_staleness(sub)
 
     add_reembed(sub)
+    add_purge(sub)
     add_doctor(sub)
     add_context(sub)
     add_review(sub)
@@ -212,7 +215,7 @@ def _emit(
     print(render(visible_tree(shown) if tty else shown))
 
 
-WRITE_COMMANDS = ("remember", "revise", "forget", "reembed")
+WRITE_COMMANDS = ("remember", "revise", "forget", "reembed", "purge")
 
 
 def _open(args: argparse.Namespace, *, readonly: bool) -> Store:
@@ -349,6 +352,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "forget": _cmd_forget,
     "serve": cmd_serve,
     "reembed": cmd_reembed,
+    "purge": cmd_purge,
     "doctor": cmd_doctor,
     "context": cmd_context,
     "review": cmd_review,

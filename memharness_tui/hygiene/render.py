@@ -47,6 +47,30 @@ def _sections(r: HygieneReport, esc: Callable[[str], str],
         return esc(_snippet(text))
 
     out: list[tuple[str, list[str]]] = []
+    if r.secrets:
+        lines = []
+        for f in r.secrets:
+            rules = ", ".join(f"{sp.rule} at {sp.start}–{sp.end} ({esc(sp.masked)})"
+                              for sp in f.spans)
+            writer = esc(f.source_agent or "unknown agent")
+            ref = f", {esc(f.source_ref)}" if f.source_ref else ""
+            chain = " ".join(f"#{i}" for i in f.chain)
+            lines.append(f"#{f.id} {subj(f.subject)} {f.status}, chain {chain}, by "
+                         f"{writer}{ref}: {rules}")
+        out.append((f"{_plural(len(r.secrets), 'row')} holding credentials, in any version "
+                    "(memharness-tui purge --id N rewrites the chain)", lines))
+    if r.instructions:
+        out.append((f"{_plural(len(r.instructions), 'fact')} an agent would read as orders "
+                    "(check them; retract what no one meant to store)",
+                    [f"#{f.id} {subj(f.subject)} {f.rule} at {f.start}–{f.end}: "
+                     f"{snip(f.fact[f.start:f.end])}" for f in r.instructions]))
+    if r.contradictions:
+        lines = []
+        for c in r.contradictions:
+            vals = " vs ".join(f"#{i} {esc(v)}" for i, v in zip(c.ids, c.values, strict=True))
+            lines.append(f"{subj(c.subject)} {esc(c.topic)}: {vals}")
+        out.append((f"{_plural(len(r.contradictions), 'contradiction')} (current facts that "
+                    "disagree; revise the wrong one)", lines))
     if r.duplicates:
         lines = []
         for g in r.duplicates:

@@ -29,6 +29,7 @@ from memharness_tui.store.hygiene_similarity import (
 )
 from memharness_tui.store.timeutil import normalize_iso
 
+from .content import scan_content
 from .pairs import block_pairs, clusters, cosine_pairs
 from .rules import MAX_FACT_CHARS, atomicity_rule, js_length, looks_like_code_map, subject_key
 from .types import (
@@ -152,6 +153,7 @@ def scan(store: Store, *, as_of: str | None = None, progress: Progress | None = 
     finally:
         comparer.close()
     report.chains = _chain_anomalies(store, t)
+    scan_content(store, report, t)
     return report
 
 

@@ -8,6 +8,9 @@ from typing import Any
 __all__ = [
     "KINDS",
     "CapNote",
+    "ContradictionFlag",
+    "InstructionFlag",
+    "SecretFlag",
     "ChainAnomaly",
     "CodeMapFlag",
     "CompoundFlag",
@@ -19,9 +22,62 @@ __all__ = [
 
 #: Flag kinds, as ``--fail-on`` and the JSON ``counts`` name them.
 KINDS: tuple[str, ...] = (
+    "secrets", "instructions", "contradictions",
     "near-duplicate", "fragmentation", "code-map", "compound", "over-limit", "chain",
     "stale", "unresolved",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class SecretFlag:
+    """A row (of any version) whose text holds credentials. ``preview``: the text with each
+    span masked; the secret itself is nowhere in this value (nor in its repr)."""
+
+    id: int
+    subject: str
+    status: str  # current, superseded or retracted
+    chain: tuple[int, ...]  # every id of its supersession chain
+    source_agent: str
+    source_ref: str
+    spans: tuple[Any, ...]  # secrets.SecretSpan
+    preview: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "subject": self.subject, "status": self.status,
+                "chain": list(self.chain), "source_agent": self.source_agent,
+                "source_ref": self.source_ref, "spans": [s.to_dict() for s in self.spans],
+                "preview": self.preview}
+
+
+@dataclass(frozen=True, slots=True)
+class InstructionFlag:
+    """A current fact an agent would read as an order: ``rule`` and the ``[start, end)`` span."""
+
+    id: int
+    subject: str
+    rule: str
+    start: int
+    end: int
+    source_agent: str
+    fact: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class ContradictionFlag:
+    """Current facts of one subject stating different ``values`` about the same ``topic``."""
+
+    subject: str
+    topic: str
+    ids: tuple[int, ...]
+    values: tuple[str, ...]  # one per id
+    facts: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"subject": self.subject, "topic": self.topic, "ids": list(self.ids),
+                "values": list(self.values), "facts": list(self.facts)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,10 +178,16 @@ class HygieneReport:
     pins: list[PinFlag] = field(default_factory=list)
     capped: list[CapNote] = field(default_factory=list)
     cosine_skipped: list[CapNote] = field(default_factory=list)
+    secrets: list[SecretFlag] = field(default_factory=list)
+    instructions: list[InstructionFlag] = field(default_factory=list)
+    contradictions: list[ContradictionFlag] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """Flags per kind (a duplicate group counts once)."""
         return {
+            "secrets": len(self.secrets),
+            "instructions": len(self.instructions),
+            "contradictions": len(self.contradictions),
             "near-duplicate": len(self.duplicates),
             "fragmentation": len(self.fragments),
             "code-map": len(self.code_maps),
@@ -144,10 +206,14 @@ class HygieneReport:
         """The fact ids one kind flags (a fragment's are not known here: ``[]``)."""
         if kind == "near-duplicate":
             return [i for g in self.duplicates for i in g.ids]
+        if kind == "contradictions":
+            return [i for c in self.contradictions for i in c.ids]
         if kind in ("stale", "unresolved"):
             return [p.id for p in self.pins if p.freshness == kind]
         lists: dict[str, list[Any]] = {"code-map": self.code_maps, "compound": self.compound,
-                                       "over-limit": self.over_limit, "chain": self.chains}
+                                       "over-limit": self.over_limit, "chain": self.chains,
+                                       "secrets": self.secrets,
+                                       "instructions": self.instructions}
         return [f.id for f in lists.get(kind, [])]
 
     def to_dict(self) -> dict[str, Any]:
@@ -165,4 +231,7 @@ class HygieneReport:
             "pins": [asdict(f) for f in self.pins],
             "capped_subjects": [asdict(c) for c in self.capped],
             "cosine_skipped": [asdict(c) for c in self.cosine_skipped],
+            "secrets": [f.to_dict() for f in self.secrets],
+            "instructions": [f.to_dict() for f in self.instructions],
+            "contradictions": [c.to_dict() for c in self.contradictions],
         }

@@ -17,6 +17,8 @@ them, its sibling parts:
 - ``_review``: what agents wrote after a review mark (``review_reads.py``)
 - ``_hygiene_scan``: the hygiene scan's reads (``hygiene_scan_reads.py``)
 - ``_fixes``: the hygiene fixes' one write (``hygiene_writes.py``)
+- ``_versions``: every version's text, a row's chain, the writers (``hygiene_versions.py``)
+- ``_purge``: rewrite rows' text in place so it is gone from the file (``purge.py``)
 
 Every supersede the user did not word (a downgrade, a still-true, a hygiene fix) re-checks
 inside its transaction that its row is still a belief (``beliefs.py``).
@@ -44,9 +46,11 @@ from .first_screen import FirstScreenReads
 from .handle import StoreFile
 from .hygiene_reads import NearDuplicateReads
 from .hygiene_scan_reads import HygieneScanReads
+from .hygiene_versions import VersionReads
 from .hygiene_writes import HygieneWrites
 from .models import FactModel
 from .neighbours import Neighbours, nearest
+from .purge import Purger
 from .recall import RecallReads
 from .remembered import Remembered
 from .review_reads import ReviewReads
@@ -98,6 +102,8 @@ class Store:
         self._review = ReviewReads(self._file)
         self._hygiene_scan = HygieneScanReads(self._file)
         self._fixes = HygieneWrites(self._file)
+        self._versions = VersionReads(self._file)
+        self._purge = Purger(self._file)
 
     @classmethod
     def open(
@@ -324,6 +330,16 @@ class Store:
     retracted_links = _part("_hygiene_scan", HygieneScanReads.retracted_links)
     chain_link = _part("_hygiene_scan", HygieneScanReads.chain_link)
     apply_fix = _part("_fixes", HygieneWrites.apply_fix)
+    versions_where = _part("_versions", VersionReads.versions_where)
+    versions_matching = _part("_versions", VersionReads.versions_matching)
+    chain_ids = _part("_versions", VersionReads.chain_ids)
+    version_rows = _part("_versions", VersionReads.version_rows)
+    writers = _part("_versions", VersionReads.writers)
+
+    # --- purge (purge.py) ----------------------------------------------------------------
+
+    purge_rows = _part("_purge", Purger.purge_rows)
+    purge_leftovers = _part("_purge", Purger.leftovers)
 
     # --- similar by meaning (neighbours.py) ---------------------------------------------
 

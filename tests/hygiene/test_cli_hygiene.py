@@ -71,8 +71,9 @@ def test_a_bad_kind_is_one_line_and_exit_two(capsys: pytest.CaptureFixture[str],
     code, out, err = run(capsys, "hygiene", "--db", dirty, "--fail-on", "dupes")
     assert code == 2 and out == ""
     assert err == ("memharness-tui: error: --fail-on must be a comma-separated list of "
-                   "near-duplicate, fragmentation, code-map, compound, over-limit, chain, stale, "
-                   "unresolved (or any), got 'dupes'\n")
+                   "secrets, instructions, contradictions, near-duplicate, fragmentation, "
+                   "code-map, compound, over-limit, chain, stale, unresolved (or any), "
+                   "got 'dupes'\n")
 
 
 def test_markdown_escapes_fact_text(capsys: pytest.CaptureFixture[str], dirty: str) -> None:

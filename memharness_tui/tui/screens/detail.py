@@ -63,6 +63,9 @@ class FactDetailScreen(AppScreen):
                 tooltip="New fact (same subject)"),
         Binding("delete", "retract", "Retract", show=False, id="detail.retract",
                 tooltip="Retract this version (asks first)"),
+        Binding("X", "purge", "Purge", show=False, id="detail.purge",
+                tooltip="Purge the credentials from this fact's whole chain (preview, then "
+                "type purge)"),
         # The page keys scroll the screen even while the chain has focus (it is short).
         Binding("pagedown", "scroll_page(1)", "Page down", show=False, priority=True,
                 id="detail.page_down", tooltip="Scroll the detail down a page"),
@@ -342,6 +345,12 @@ class FactDetailScreen(AppScreen):
         from memharness_tui.tui.editing import retract
 
         retract(self.mapp, self.fact_id)
+
+    def action_purge(self) -> None:
+        from memharness_tui.tui.screens.purge import run_purge
+
+        self.app.run_worker(run_purge(self.mapp, self.fact_id), group="purge",
+                            exit_on_error=False)
 
     def action_step(self, delta: int) -> None:
         ids = [f.id for f in self.chain]

@@ -37,6 +37,37 @@ def notice(plan: Plan, applied: Applied) -> str:
     return f"{plan.fix.title()}: " + "; ".join(said) + "."
 
 
+def disagreements_line(flag: Flag) -> str | None:
+    """What the group's members disagree on ("#3 says port 8080, #5 says 9090"), or None."""
+    from memharness_tui.hygiene.contradictions import group_disagreements
+
+    found = group_disagreements([t for _, t in flag.texts])
+    if not found:
+        return None
+    ids = [i for i, _ in flag.texts]
+    return "; ".join(f"#{ids[i]} says {d.topic} {d.a}, #{ids[j]} says {d.b}"
+                     for i, j, d in found[:4])
+
+
+async def _disagreement_asked(app: MemharnessApp, flag: Flag, single: bool) -> bool:
+    """A group whose members disagree on a value is folded only once the person chose to pick
+    the true text (one group at a time); False: cancelled, or refused in a bulk merge."""
+    line = disagreements_line(flag)
+    if line is None:
+        return True
+    if not single:
+        from memharness_tui.store.errors import InvalidInput
+
+        raise InvalidInput(f"these facts disagree ({line}); merge that group on its own to "
+                           "choose which is true — nothing was written")
+    from memharness_tui.tui.screens.confirm import ConfirmScreen
+
+    asked: bool = await app.push_screen_wait(ConfirmScreen(
+        "These facts disagree", f"{line}. Which is true? Merge keeps one text: pick or edit "
+        "the true one next.", confirm="Choose the true text"))
+    return asked
+
+
 async def _plan(app: MemharnessApp, fix: str, flags: Sequence[Flag]) -> Plan | None:
     """Ask what the fix needs and plan it (None: the person cancelled)."""
     svc = app.hygiene
@@ -44,6 +75,8 @@ async def _plan(app: MemharnessApp, fix: str, flags: Sequence[Flag]) -> Plan | N
     plans: list[Plan] = []
     if fix == "merge":
         for f in flags:  # several groups: each keeps its lowest id's text
+            if not await _disagreement_asked(app, f, single):
+                return None
             text = await app.push_screen_wait(MergeEditor(f.texts)) if single else f.texts[0][1]
             if text is None:
                 return None
@@ -86,6 +119,11 @@ async def _plan(app: MemharnessApp, fix: str, flags: Sequence[Flag]) -> Plan | N
 async def run_fix(app: MemharnessApp, fix: str, flags: Sequence[Flag]) -> None:
     """The whole fix (run in a worker: it waits for modals). Refusals reach the app's one
     error handler; nothing is written unless the preview was confirmed."""
+    if fix == "purge":
+        from memharness_tui.tui.screens.purge import run_purge
+
+        await run_purge(app, flags[0].ids[0])
+        return
     if app.readonly:
         app.notify("This database is open read-only: nothing can be fixed here.",
                    severity="warning")

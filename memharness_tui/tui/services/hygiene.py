@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from memharness_tui.hygiene import Applied, HygieneReport, Plan
+    from memharness_tui.hygiene.purge import PurgePlan, PurgeResult
     from memharness_tui.store import Store
     from memharness_tui.store.types import Fact
     from memharness_tui.tui.services.gateway import StoreGateway
@@ -100,6 +101,20 @@ class HygieneService:
         from memharness_tui.hygiene import plan_retract
 
         return await self._gw.call(lambda s: plan_retract(_store(s), ids))
+
+    async def plan_purge(self, fact_id: int, whole: bool = False) -> PurgePlan:
+        """The rows a purge of ``fact_id``'s chain rewrites (masked; nothing written)."""
+        from memharness_tui.hygiene.purge import plan_purge
+
+        return await self._gw.call(lambda s: plan_purge(_store(s), fact_id, whole=whole))
+
+    async def apply_purge(self, plan: PurgePlan) -> PurgeResult:
+        """Rewrite the plan's rows (one transaction), tidy the file, check its bytes."""
+        from memharness_tui.hygiene.purge import apply_purge
+
+        result = await self._gw.call(lambda s: apply_purge(_store(s), plan))
+        self._wrote()
+        return result
 
     async def apply(self, plan: Plan) -> Applied:
         """Write ``plan`` in one transaction (nothing, if a fact moved since the preview)."""

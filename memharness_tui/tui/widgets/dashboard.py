@@ -170,14 +170,13 @@ class StalenessDashboard(WorkerErrorsToApp, Vertical):
 
     # ----- the pass ----------------------------------------------------------------------
     def action_start(self) -> None:
-        if self.running:
-            self.mapp.notify("A pass is already running (c cancels it).", severity="warning",
-                             timeout=3)
-            return
-        if not self.mapp.service.has_file():
-            self.mapp.notify("Nothing to check: this store has no facts yet.", timeout=4)
-            return
-        self._guarded_start()
+        refused = ("A pass is already running (c cancels it)." if self.running else None
+                   if self.mapp.service.has_file() else "Nothing to check: this store has no "
+                   "facts yet.")
+        if refused is None:
+            self._guarded_start()
+        else:
+            self.mapp.notify(refused, severity="warning" if self.running else "information")
 
     def _guarded_start(self) -> None:
         """Before a pass writes: if fewer than half of the pins are in the repos, ask first

@@ -15,6 +15,9 @@ __all__ = ["FIXES", "GROUPS", "Flag", "flags_of"]
 
 #: (kind, group title) in the order the tab lists them.
 GROUPS: tuple[tuple[str, str], ...] = (
+    ("secrets", "Secrets"),
+    ("instructions", "Instructions"),
+    ("contradictions", "Contradictions"),
     ("near-duplicate", "Near-duplicates"),
     ("fragmentation", "Fragmented"),
     ("code-map", "Code maps"),
@@ -26,6 +29,9 @@ GROUPS: tuple[tuple[str, str], ...] = (
 )
 #: The fixes each kind of flag takes (keys: the tab's bindings).
 FIXES: dict[str, tuple[str, ...]] = {
+    "secrets": ("purge",),
+    "instructions": ("retract",),
+    "contradictions": (),
     "near-duplicate": ("merge",),
     "fragmentation": ("refile",),
     "code-map": ("pin", "retract"),
@@ -65,6 +71,21 @@ def flags_of(report: HygieneReport, fragment_facts: Mapping[str, Sequence[Fact]]
     """Every flag of ``report``, grouped by kind (``GROUPS`` order); ``fragment_facts`` holds
     the current facts of each fragment's subjects (their ids are what a refile moves)."""
     out: list[Flag] = []
+    for s in report.secrets:  # grouped by chain (the report's order), with who wrote them
+        chain = " ".join(f"#{i}" for i in s.chain)
+        rules = ", ".join(f"{sp.rule} {sp.masked}" for sp in s.spans)
+        ref = f" ({s.source_ref})" if s.source_ref else ""
+        out.append(Flag(f"secret:{s.id}", "secrets", (s.id,), s.subject,
+                        f"{rules} · {s.status} · chain {chain} · by "
+                        f"{s.source_agent or 'unknown'}{ref}", ((s.id, s.preview),)))
+    for ins in report.instructions:
+        out.append(Flag(f"instr:{ins.id}:{ins.start}", "instructions", (ins.id,), ins.subject,
+                        f"{ins.rule}: {ins.fact[ins.start:ins.end]}", ((ins.id, ins.fact),)))
+    for con in report.contradictions:
+        out.append(Flag(f"contra:{con.ids[0]}:{con.ids[1]}:{con.topic}", "contradictions",
+                        con.ids, con.subject,
+                        f"{con.topic}: " + " vs ".join(con.values),
+                        tuple(zip(con.ids, con.facts, strict=True))))
     for g in report.duplicates:
         out.append(Flag(f"dup:{g.ids[0]}", "near-duplicate", tuple(g.ids), g.subject,
                         g.facts[g.ids[0]], tuple((i, g.facts[i]) for i in g.ids),

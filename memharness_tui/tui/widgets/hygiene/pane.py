@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HygienePane"]
 
-FIX_ACTIONS = ("merge", "refile", "split", "pin", "retract")
+FIX_ACTIONS = ("merge", "refile", "split", "pin", "retract", "purge")
 TITLES = dict(GROUPS)
 FIXED_WIDTHS = (1, 15, 14, 18)  # mark, kind, ids, subject (the detail takes the rest)
 NARROW_WIDTHS = (1, 15, 10, 14)  # below 100 columns
@@ -52,6 +52,8 @@ class HygienePane(LoadsWhenShown, Vertical):
                 tooltip="Pin a code-map fact to a commit and path"),
         Binding("d", "fix('retract')", "Retract", id="hygiene.retract",
                 tooltip="Retract a code-map fact (previewed first)"),
+        Binding("x", "fix('purge')", "Purge", id="hygiene.purge",
+                tooltip="Purge a secret from its fact's whole chain (preview, then type purge)"),
         Binding("c", "cancel_scan", "Cancel scan", id="hygiene.cancel",
                 tooltip="Stop the running scan (nothing is written; r scans again)"),
     ]
@@ -274,7 +276,7 @@ class HygienePane(LoadsWhenShown, Vertical):
                 text.append("refile into ")
             text.append_text(cell(flag.subject, max_len=40))
             keys = {"merge": "m merge", "refile": "f refile", "split": "s split",
-                    "pin": "p pin", "retract": "d retract"}
+                    "pin": "p pin", "retract": "d retract", "purge": "x purge"}
             hints = [keys[x] for x in flag.fixes]
             hints.append("enter: Staleness tab" if flag.kind in ("stale", "unresolved")
                          else "enter: open")
