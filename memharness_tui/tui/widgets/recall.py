@@ -123,6 +123,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW, "narrow")
+        if self.last_result is not None:  # the status line fits the new width
+            self.call_after_refresh(self._status, self.params, self.last_result)
 
     def on_mount(self) -> None:
         self.query_one("#results", ResultsTable).typing_target = (
@@ -320,30 +322,34 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     def _status(self, params: RecallParams, result: Any) -> None:
         n = len(result.facts)
-        text = Text()
         exact = getattr(result, "exact", True)
+        # (text, style, keep): the parts that do not fit the line go first, lowest keep first
+        parts: list[tuple[str | Text, str, int]] = []
         if n == 0:
-            text.append("No matching memories" + ("." if exact else " yet"), style="bold")
+            parts.append(("No matching memories" + ("." if exact else " yet"), "bold", 9))
         else:
-            text.append(f"{n} result{'s' if n != 1 else ''}", style="bold")
+            parts.append((f"{n} result{'s' if n != 1 else ''}", "bold", 9))
         if not exact:  # a first screen: say so until the exact list replaces it
-            text.append("  ·  not yet exact (newest rows first)", style="bold")
+            parts.append(("not yet exact (newest rows first)", "bold", 7))
         elif n and n >= params.limit + self._extra:
-            text.append("  ·  m: more")  # (the line is muted: dim on it fell below 4.5:1)
+            parts.append(("m: more", "", 3))  # (the line is muted: dim on it fell below 4.5:1)
         if params.query:
-            text.append("  ·  for ")
-            text.append(clean(params.query, single_line=True, max_len=40), style="italic")
-        if result.used_fallback:
-            text.append("  ·  substring match (no full-text hit)", style="bold")
+            query = Text("for ").append(clean(params.query, single_line=True, max_len=40),
+                                        style="italic")
+            parts.append((query, "", 4))
+        if result.used_fallback:  # (with no row: neither search found one)
+            parts.append(("substring match (no full-text hit)" if n
+                          else "no full-text or substring match", "bold", 6))
         if result.truncated:
-            text.append("  ·  truncated")
+            parts.append(("truncated", "", 5))
         if result.as_of:
-            text.append(f"  ·  as of {result.as_of}", style="bold reverse")
+            parts.append((f"as of {result.as_of}", "bold reverse", 8))
         label = self.ranking.label()
         if label is not None:
-            text.append(f"  ·  {label}", style="bold" if self.ranking.runs() else "italic")
-        text.append("  ·  a: agent view" if not self.agent_view else "  ·  a: table")
-        self.query_one("#recall-status", InfoLine).update(text)
+            parts.append((label, "bold" if self.ranking.runs() else "italic", 5))
+        parts.append(("a: agent view" if not self.agent_view else "a: table", "", 1))
+        status = self.query_one("#recall-status", InfoLine)
+        status.update(fit_parts(parts, status.content_region.width))
 
     def _show_agent_text(self, value: str) -> None:
         p = self.params
@@ -393,3 +399,29 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     @on(ResultsTable.RowSelected, "#results")
     def _open(self, event: ResultsTable.RowSelected) -> None:
         self.post_message(OpenFact(int(event.key)))
+
+
+def fit_parts(parts: list[tuple[str | Text, str, int]], width: int) -> Text:
+    """``parts`` joined by " · " in at most ``width`` cells (0: any): the parts with the lowest
+    keep leave first, then the line is cut with "…" (a status line is never cut silently)."""
+    kept = list(parts)
+
+    def joined() -> Text:
+        text = Text()
+        for i, (part, style, _keep) in enumerate(kept):
+            if i:
+                text.append("  ·  ")
+            if isinstance(part, Text):
+                text.append_text(part)
+            else:
+                text.append(part, style=style)
+        return text
+
+    text = joined()
+    while width > 0 and text.cell_len > width and len(kept) > 1:
+        kept.remove(min(kept[1:], key=lambda p: p[2]))
+        text = joined()
+    if width > 0 and text.cell_len > width:
+        text.truncate(width, overflow="ellipsis")
+    return text
+
