@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
     from memharness_tui.tui.app import MemharnessApp
 
-WRITE_ACTIONS = {"new_fact", "retract", "reembed"}  # disabled (shown so) on a read-only store
+# disabled (shown so) on a read-only store; n and Delete run and say why (editing.py refuses)
+WRITE_ACTIONS = {"reembed"}
 NARROW = 120  # below this width the filters take two rows
 RESULT_COLUMNS = (
     Col("id", "ID", 5, "right"),
