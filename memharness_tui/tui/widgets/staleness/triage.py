@@ -84,6 +84,11 @@ def _listing(facts: Sequence[Any], limit: int = 500) -> str:
     return "\n".join(lines)
 
 
+#: A bulk action's notice is titled by what it did (not by the triage it read first).
+BULK_TITLES = {"still_true": "Still true", "downgrade": "Downgrade",
+               "elsewhere": "Still true (changed elsewhere)"}
+
+
 def bulk_on_targets(dash: Any, kind: str) -> None:
     """``kind`` (still true, downgrade) on the dashboard's marked (or highlighted) facts, once
     confirmed; those whose triage found a changed line that mentions them are named."""
@@ -94,9 +99,10 @@ def bulk_on_targets(dash: Any, kind: str) -> None:
 
     def done(verb: str, result: Any) -> None:
         panel.marked -= {f.id for f in facts}
-        dash.mapp.notify(result.summary(verb), title="triage",
+        title = BULK_TITLES.get(kind, kind)
+        dash.mapp.notify(result.summary(verb), title=title,
                          severity="information" if result.changed else "warning", timeout=6)
-        dash.log_line(Text(f"— triage: {result.summary(verb)}", style="bold"))
+        dash.log_line(Text(f"— {title.lower()}: {result.summary(verb)}", style="bold"))
 
     touching = [f.id for f in facts if (row := panel.rows.get(f.id)) is not None
                 and row.triage is not None and row.triage.outcome == "touches"]
@@ -121,10 +127,10 @@ def reverify_elsewhere(dash: Any) -> None:
 
         def done(verb: str, result: Any) -> None:
             panel.marked -= {f.id for f in facts}
-            dash.mapp.notify(result.summary(verb), title="triage",
+            dash.mapp.notify(result.summary(verb), title=BULK_TITLES["elsewhere"],
                              severity="information" if result.changed else "warning",
                              timeout=6)
-            dash.log_line(Text(f"— triage (elsewhere): {result.summary(verb)}",
+            dash.log_line(Text(f"— re-verified (elsewhere): {result.summary(verb)}",
                                style="bold"))
 
         confirm_bulk(dash, dash.mapp, "elsewhere", facts, list(dash.repos),
