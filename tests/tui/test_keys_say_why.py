@@ -54,3 +54,15 @@ async def test_new_fact_on_a_read_only_store_says_so(hyg, tmp_path: Path):  # no
             await pilot.press("n")
             await settle(pilot)
             assert any("read-only" in n for n in _notes(app)), (tab, _notes(app))
+
+
+async def test_the_hygiene_footer_keeps_now_reload_and_quit_at_120(hyg, tmp_path: Path):  # noqa: F811
+    from .test_footer import footer_row
+
+    store, _ = hyg
+    app = app_on(store, tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_tab(pilot)
+        row = footer_row(app)
+        for key in ("m Merge", "T Now", "r Reload", "q Quit", "? Help"):
+            assert key in row, (key, row)

@@ -50,9 +50,12 @@ class HygienePane(LoadsWhenShown, Vertical):
                 tooltip="Split a compound or over-long fact into one fact per assertion"),
         Binding("p", "fix('pin')", "Pin", id="hygiene.pin",
                 tooltip="Pin a code-map fact to a commit and path"),
-        Binding("d", "fix('retract')", "Retract", id="hygiene.retract",
+        # not in the footer (the detail line offers it on a code map): at 120 columns the
+        # footer had no room left for Now, Reload and Quit
+        Binding("d", "fix('retract')", "Retract", show=False, id="hygiene.retract",
                 tooltip="Retract a code-map fact (previewed first)"),
-        Binding("c", "cancel_scan", "Cancel scan", id="hygiene.cancel",
+        Binding("c", "cancel_scan", "Cancel scan", show=False, id="hygiene.cancel",  # (the
+                # status line says "c: cancel" while a scan runs)
                 tooltip="Stop the running scan (nothing is written; r scans again)"),
         # priority: the table's own Home / End scroll sideways, which a row table never needs
         Binding("home", "edge(0)", "First", show=False, priority=True, id="hygiene.first",
