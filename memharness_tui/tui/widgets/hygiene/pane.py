@@ -294,8 +294,9 @@ class HygienePane(LoadsWhenShown, Vertical):
 
     # ----- keys -----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "fix":  # always runs: one that cannot run here says why (action_fix)
-            return True
+        if action == "fix":  # (the status line says read-only / as of; a fix that does not
+            # apply to the row runs and says why: action_fix)
+            return None if self.readonly or self.as_of or self.scanning else True
         if action == "cancel_scan":
             return True if self.scanning else None
         return True
