@@ -125,7 +125,12 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW, "narrow")
         if self.last_result is not None:  # the status line fits the new width
-            self.call_after_refresh(self._status, self.params, self.last_result)
+            self.call_after_refresh(self._restatus)
+
+    def _restatus(self) -> None:
+        """The status line again, for the result shown now (not the one at the resize)."""
+        if self.last_result is not None:
+            self._status(self.params, self.last_result)
 
     def on_mount(self) -> None:
         self.query_one("#results", ResultsTable).typing_target = (
