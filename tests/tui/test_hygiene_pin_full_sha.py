@@ -31,7 +31,7 @@ def _plain(static: Static) -> str:
     return static.render().plain  # type: ignore[union-attr]
 
 
-async def test_a_short_sha_is_stored_in_full_and_shown_before_writing(hyg, tmp_path: Path):
+async def test_a_short_sha_is_stored_in_full_and_shown_before_writing(hyg, tmp_path: Path):  # noqa: F811
     store, _ = hyg
     head = _commit_here(tmp_path)  # the cwd: the app's repo is the one found here
     app = app_on(store, tmp_path)
