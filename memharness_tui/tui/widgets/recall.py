@@ -327,34 +327,8 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._status(params, result)
 
     def _status(self, params: RecallParams, result: Any) -> None:
-        n = len(result.facts)
-        exact = getattr(result, "exact", True)
-        # (text, style, keep): the parts that do not fit the line go first, lowest keep first
-        parts: list[tuple[str | Text, str, int]] = []
-        if n == 0:
-            parts.append(("No matching memories" + ("." if exact else " yet"), "bold", 9))
-        else:
-            parts.append((f"{n} result{'s' if n != 1 else ''}", "bold", 9))
-        if not exact:  # a first screen: say so until the exact list replaces it
-            parts.append(("not yet exact (newest rows first)", "bold", 7))
-        elif n and n >= params.limit + self._extra:
-            parts.append(("m: more", "", 3))  # (the line is muted: dim on it fell below 4.5:1)
-        if params.query:
-            query = Text("for ").append(clean(params.query, single_line=True, max_len=40),
-                                        style="italic")
-            parts.append((query, "", 4))
-        if result.used_fallback:  # (with no row: neither search found one)
-            parts.append(("substring match (no full-text hit)" if n
-                          else "no full-text or substring match", "bold", 6))
-        if result.truncated:
-            parts.append(("truncated", "", 5))
-        if result.as_of:
-            parts.append((f"as of {result.as_of}", "bold reverse", 8))
-        label = self.ranking.label()
-        if label is not None:
-            parts.append((label, "bold" if self.ranking.runs() else "italic", 5))
-        parts.append(("a: agent view" if not self.agent_view else "a: table", "", 1))
         status = self.query_one("#recall-status", InfoLine)
+        parts = status_parts(params, result, self._extra, self.ranking, self.agent_view)
         status.update(fit_parts(parts, status.content_region.width))
 
     def _show_agent_text(self, value: str) -> None:
@@ -430,4 +404,36 @@ def fit_parts(parts: list[tuple[str | Text, str, int]], width: int) -> Text:
     if width > 0 and text.cell_len > width:
         text.truncate(width, overflow="ellipsis")
     return text
+
+
+def status_parts(params: RecallParams, result: Any, extra: int, ranking: Any,
+                 agent_view: bool) -> list[tuple[str | Text, str, int]]:
+    """The status line's parts: (text, style, keep); the lowest keep leaves first."""
+    n = len(result.facts)
+    exact = getattr(result, "exact", True)
+    parts: list[tuple[str | Text, str, int]] = []
+    if n == 0:
+        parts.append(("No matching memories" + ("." if exact else " yet"), "bold", 9))
+    else:
+        parts.append((f"{n} result{'s' if n != 1 else ''}", "bold", 9))
+    if not exact:  # a first screen: say so until the exact list replaces it
+        parts.append(("not yet exact (newest rows first)", "bold", 7))
+    elif n and n >= params.limit + extra:
+        parts.append(("m: more", "", 3))  # (the line is muted: dim on it fell below 4.5:1)
+    if params.query:
+        query = Text("for ").append(clean(params.query, single_line=True, max_len=40),
+                                    style="italic")
+        parts.append((query, "", 4))
+    if result.used_fallback:  # (with no row: neither search found one)
+        parts.append(("substring match (no full-text hit)" if n
+                      else "no full-text or substring match", "bold", 6))
+    if result.truncated:
+        parts.append(("truncated", "", 5))
+    if result.as_of:
+        parts.append((f"as of {result.as_of}", "bold reverse", 8))
+    label = ranking.label()
+    if label is not None:
+        parts.append((label, "bold" if ranking.runs() else "italic", 5))
+    parts.append(("a: agent view" if not agent_view else "a: table", "", 1))
+    return parts
 
