@@ -23,7 +23,7 @@ _MAX_DIGITS = 100  # far beyond any id or limit; keeps int() away from its 4300-
 NEGATIVE_VALUE = re.compile(r"^-(?:\d|\.\d|inf|nan)", re.IGNORECASE)
 
 # The store names some values differently from the command's own argument.
-_STORE_ALIASES = {"new_fact": "fact", "old_id": "id"}
+_STORE_ALIASES = {"new_fact": "fact", "old_id": "id", "text": "fact"}  # the store names a fact's text "text"
 
 
 class UsageError(Exception):

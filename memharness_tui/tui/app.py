@@ -329,9 +329,10 @@ class MemharnessApp(App[int]):
         self.action_pick_theme()
 
     def get_system_commands(self, screen: Any) -> Any:
-        """Textual's palette commands without its "Theme" (ours is "Theme: pick…")."""
+        """Textual's palette commands without its "Theme" (ours is "Theme: pick…") and its
+        "Keys" (a second help beside ours, "Help: keys")."""
         for command in super().get_system_commands(screen):
-            if command.title != "Theme":
+            if command.title not in ("Theme", "Keys"):
                 yield command
 
     def on_store_changed(self, _message: StoreChanged) -> None:
@@ -367,11 +368,10 @@ class MemharnessApp(App[int]):
             self.show_tab("recall")
             main.agent_view = not main.agent_view
 
-    def action_help(self) -> None:
-        from memharness_tui.tui.screens.help import HelpScreen
+    async def action_help(self) -> None:
+        from memharness_tui.tui.screens.help import open_help
 
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.screen))  # its keys from the screen it opens on
+        await open_help(self)  # its keys from the screen it opens on, every tab's pane built
 
     def action_time_travel(self) -> None:
         from memharness_tui.tui.screens.modals import TimeTravelModal

@@ -3,11 +3,13 @@ check it against the keys the app's classes declare."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 from io import StringIO
 from pathlib import Path
 
 from rich.console import Console
+from textual.app import App
 from textual.binding import Binding
 from textual.command import CommandPalette
 from textual.widgets import Static
@@ -17,16 +19,17 @@ from memharness_tui.tui.screens.help import HelpScreen
 from .conftest import drain, post_keys
 
 TUI = Path(__file__).resolve().parents[2] / "memharness_tui" / "tui"
-NAMES = {"question_mark": "?", "slash": "/", "left_square_bracket": "[",
-         "right_square_bracket": "]", "escape": "Esc", "enter": "Enter"}
 
 
 def label(key: str) -> str:
-    """How help spells a key: ``escape`` → ``Esc``, ``ctrl+s`` → ``Ctrl+S``, ``f1`` → ``F1``."""
-    key = NAMES.get(key, key)
-    if key.startswith("ctrl+"):
-        return "Ctrl+" + key[5:].upper()
-    return key.upper() if key.startswith("f") and key[1:].isdigit() else key
+    """How help spells a key: as Textual's footer does (``escape`` → ``esc``, ``ctrl+s`` →
+    ``^s``, ``left`` → ``←``)."""
+    return App.get_key_display(_display_app(), Binding(key, ""))
+
+
+@functools.cache
+def _display_app() -> App[None]:
+    return App()
 
 
 def classes_with_keys() -> dict[str, type]:

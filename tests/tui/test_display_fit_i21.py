@@ -51,7 +51,7 @@ async def test_changes_fit_with_ellipses(sample, config_dir, size):
             assert isinstance(shown, Text)
             if key.value in whole and shown.plain != whole[key.value]:
                 cut += 1
-                assert shown.plain.endswith("…"), (size, shown.plain)
+                assert "…" in shown.plain, (size, shown.plain)  # cut at an end or around a change
         assert cut, size  # the long one at least
         summary = app.screen.query_one("#diff-summary", Static)
         text = summary.render()

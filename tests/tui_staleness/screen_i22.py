@@ -17,8 +17,10 @@ def shown_error(dash: Any) -> str | None:
 
 
 def triage_toasts(app: Any) -> list[str]:
-    """Every triage toast shown so far (oldest first)."""
-    return [n.message for n in app._notifications if n.title == "triage"]
+    """Every bulk action's toast shown so far (oldest first), titled by the action."""
+    from memharness_tui.tui.widgets.staleness.triage import BULK_TITLES
+
+    return [n.message for n in app._notifications if n.title in BULK_TITLES.values()]
 
 
 def triage_said(app: Any) -> tuple[list[tuple[int, int]], list[int]]:

@@ -265,9 +265,11 @@ async def test_read_only_store_refuses_writes_and_passes_only_check(env: Env) ->
             await pilot.press("delete")
             await settle(pilot)
             assert not isinstance(pilot.app.screen, NewFactScreen | ConfirmScreen)
-            # one rule (check_action) disables the write keys; the footer shows them disabled
+            # one rule (check_action) disables the write keys; the footer shows them disabled;
+            # n runs and says why (it was silent)
             active = pilot.app.screen.active_bindings
-            assert not active["n"].enabled and not active["w"].enabled
+            assert any("read-only" in n.message for n in pilot.app._notifications)
+            assert active["n"].enabled and not active["w"].enabled
             assert not active["delete"].enabled and active["s"].enabled
             await pilot.press("s")
             for _ in range(300):

@@ -22,7 +22,7 @@ from memharness_tui.tui.perf.tree import KeptLinesTree
 from memharness_tui.tui.render import believed_at, clean, freshness_badge, safe, status_label
 from memharness_tui.tui.screens import detail_boxes as boxes
 from memharness_tui.tui.screens.base import AppScreen
-from memharness_tui.tui.services.details import triage_of, wants_triage
+from memharness_tui.tui.services.details import reason_now, triage_of, wants_triage
 from memharness_tui.tui.widgets.similar import SimilarList
 from memharness_tui.tui.widgets.staleness.flagged import TRIAGE_LOOK
 from memharness_tui.tui.worddiff import diff_line
@@ -235,6 +235,8 @@ class FactDetailScreen(AppScreen):
     async def _load_triage(self, f: Any) -> None:
         """The Staleness tab's triage of ``f`` (git, in its own thread), shown in the pin box."""
         result = await triage_of(self.mapp.repos, f)
+        if self._reason is None and f.freshness:  # git is asked anyway: say why it has it
+            self._reason = await reason_now(self.mapp.repos, f)
         if self.why is not None and self.why.fact is f:  # still the fact on screen
             self.triage = result
             self._show_pin(f)

@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
 from memharness_tui.tui import tcss
@@ -24,16 +25,10 @@ from memharness_tui.tui import tcss
 HELP_BINDINGS: list[BindingType] = [Binding("escape,question_mark,q", "app.pop_screen", "Close", id="help.close")]
 
 
-def _key_label(key: str) -> str:
-    names = {"question_mark": "?", "slash": "/", "left_square_bracket": "[",
-             "right_square_bracket": "]", "escape": "Esc", "enter": "Enter"}
-    def one(k: str) -> str:
-        k = names.get(k.strip(), k.strip())
-        if k.startswith("ctrl+"):
-            return "Ctrl+" + k[5:].upper()
-        return k.upper() if k.startswith("f") and k[1:].isdigit() else k
-
-    return " / ".join(one(k) for k in key.split(","))
+def _key_label(app: App[Any], key: str) -> str:
+    """``key`` (one or several, comma-separated) as Textual's footer spells it
+    (``App.get_key_display``: ``^q``, ``←``, ``esc``), joined by " / "."""
+    return " / ".join(app.get_key_display(Binding(k.strip(), "")) for k in key.split(","))
 
 
 def _area(node: Any) -> str:
@@ -56,19 +51,57 @@ def _tab_area(tabs: TabbedContent, pane: TabPane) -> str:
     return f"{label.split(' [')[0]} tab"
 
 
+#: Textual's scrolling actions, by the direction a widget must be able to scroll for them to
+#: do anything (a one-line text box cannot scroll down: Down goes on to its container's key).
+_VERTICAL = frozenset({"scroll_up", "scroll_down", "scroll_home", "scroll_end", "page_up",
+                       "page_down"})
+_HORIZONTAL = frozenset({"scroll_left", "scroll_right", "page_left", "page_right"})
+
+
+def _does_nothing(node: DOMNode, action: str) -> bool:
+    """A scrolling key on a widget that cannot scroll that way (Textual passes the key on)."""
+    if not isinstance(node, Widget):
+        return False
+    if action in _VERTICAL:
+        return not node.allow_vertical_scroll
+    if action in _HORIZONTAL:
+        return not node.allow_horizontal_scroll
+    return False
+
+
+def _passed_on(node: DOMNode, key: str) -> tuple[DOMNode, Binding] | None:
+    """The binding of ``key`` that acts when ``node``'s own does nothing: its nearest
+    ancestor's that does something (None: the key does nothing here)."""
+    for ancestor in node.ancestors:
+        for b in _class_bindings(ancestor, stock=True):
+            if key in (k.strip() for k in b.key.split(",")) \
+                    and not _does_nothing(ancestor, b.action):
+                return ancestor, b
+    return None
+
+
 def live_sections(screen: Screen[Any]) -> list[tuple[str, list[tuple[str, str]]]]:
     """(area, [(keys, description)]) for the keys that work on ``screen`` now, from its
     live bindings; areas in the order focus reaches them (the focused widget's first)."""
     areas: dict[str, dict[str, list[str]]] = {}
     for key, active in screen.active_bindings.items():
-        b = active.binding
-        text = active.tooltip or b.tooltip or b.description
+        node, b, enabled, tooltip = active.node, active.binding, active.enabled, active.tooltip
+        if _does_nothing(node, b.action):
+            found = _passed_on(node, key)
+            if found is None:
+                continue
+            node, b = found
+            state = _action_state(node, b.action)
+            if state is False:
+                continue
+            enabled, tooltip = bool(state), ""
+        text = tooltip or b.tooltip or b.description
         if not text:
             continue
-        if not active.enabled:
+        if not enabled:
             text += " (not now)"
-        rows = areas.setdefault(_area(active.node), {})
-        rows.setdefault(text, []).append(_key_label(key))
+        rows = areas.setdefault(_area(node), {})
+        rows.setdefault(text, []).append(_key_label(screen.app, key))
     ordered = sorted(areas.items(), key=lambda kv: kv[0] == "Everywhere")
     return [(area, [(" / ".join(keys), text) for text, keys in rows.items()])
             for area, rows in ordered]
@@ -78,9 +111,14 @@ def _own_bindings(node: DOMNode) -> list[Binding]:
     """The bindings ``node``'s classes declare, less those of Textual's stock widgets (a
     table's arrows, a text box's editing: the same on every tab, and listed under "Here" when
     such a widget has focus); a subclass's binding of a key replaces its base's."""
+    return _class_bindings(node, stock=False)
+
+
+def _class_bindings(node: DOMNode, *, stock: bool) -> list[Binding]:
+    """The bindings ``node``'s classes declare (``stock``: Textual's own classes' too)."""
     by_key: dict[str, Binding] = {}
     for cls in reversed(type(node).__mro__):
-        if not cls.__module__.startswith("textual.") and "BINDINGS" in vars(cls):
+        if (stock or not cls.__module__.startswith("textual.")) and "BINDINGS" in vars(cls):
             by_key.update((b.key, b) for b in Binding.make_bindings(vars(cls)["BINDINGS"]))
     return list(by_key.values())
 
@@ -112,8 +150,9 @@ def other_tab_sections(screen: Screen[Any], shown: set[str]) -> list[tuple[str, 
                     if not text or state is False:
                         continue
                     keys = rows.setdefault(text + ("" if state else " (not now)"), [])
-                    if _key_label(b.key) not in keys:
-                        keys.append(_key_label(b.key))
+                    label = _key_label(screen.app, b.key)
+                    if label not in keys:
+                        keys.append(label)
             if rows:
                 sections.append((area, [(" / ".join(keys), text) for text, keys in rows.items()]))
     return sections
@@ -173,3 +212,16 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(Text("The other tabs", style="bold"), classes="help-part")
                 yield KeyGrid(_grid(others), id="help-tabs")
             yield Static("Esc, ? or q closes this screen.", classes="modal-help")
+
+
+async def open_help(app: App[Any]) -> None:
+    """Open help on the current screen, its tabs' panes built first: a pane not built yet
+    (they are built in the background after the first results) has no keys to read."""
+    screen = app.screen
+    if isinstance(screen, HelpScreen):
+        return
+    build = getattr(screen, "build_every_pane", None)
+    if build is not None:
+        await build()
+    if app.screen is screen:  # not left while the panes were built
+        app.push_screen(HelpScreen(screen))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -121,25 +121,46 @@ class SplitEditor(FixEditor):
 
 
 class PinEditor(FixEditor):
-    """A commit (and a path) to pin code-map facts to; dismisses with ``(commit, path)``."""
+    """A commit (and a path) to pin code-map facts to; dismisses with ``(full sha, path)``.
+
+    The commit box starts at HEAD of the repos' first repo; what is typed there is looked up
+    in the repos (through the app's git door) and stored as its full SHA, as a rewrite does."""
 
     heading = "Pin to a commit"
     help_text = ("The fact is revised with the same text, pinned to this commit (and path): "
                  "a staleness pass then checks it. ctrl+s: preview.")
     AUTO_FOCUS = "#pin-commit"
 
-    def __init__(self, ids: Sequence[int]) -> None:
+    def __init__(self, ids: Sequence[int], *, repos: Sequence[str] = (),
+                 head: str | None = None) -> None:
         super().__init__()
         self.ids = list(ids)
+        self.repos = list(repos)
+        self.head = head
 
     def fields(self) -> ComposeResult:
         yield Static(Text(", ".join(f"#{i}" for i in self.ids)), id="pin-ids")
-        yield Input(placeholder="commit (sha)", id="pin-commit")
+        yield Input(self.head or "", placeholder="commit (sha)", id="pin-commit")
         yield Input(placeholder="path in the repository (optional)", id="pin-path")
 
     @on(Input.Submitted)
     def _submitted(self) -> None:
         self.action_done()
+
+    def action_done(self) -> None:
+        typed = self.result()
+        if typed is not None:
+            self._resolve(*typed)  # type: ignore[misc]
+
+    @work(exclusive=True, group="pin-commit", exit_on_error=False)
+    async def _resolve(self, commit: str, path: str | None) -> None:
+        from memharness_tui.tui.services.git import pin_commit
+
+        sha, why = await pin_commit(self.repos, commit)
+        if sha is None:
+            self.refuse(clean(why, single_line=True))
+            return
+        self.dismiss((sha, path))
 
     def result(self) -> object:
         commit = self.query_one("#pin-commit", Input).value.strip()

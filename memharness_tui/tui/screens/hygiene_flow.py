@@ -100,8 +100,13 @@ async def _plan(app: MemharnessApp, fix: str, flags: Sequence[Flag]) -> Plan | N
                     return None
             plans.append(await svc.plan_split(fid, list(parts)))  # type: ignore[call-overload]
     elif fix == "pin":
+        from memharness_tui.tui.services.git import repos_head
+
         ids = [i for f in flags for i in f.ids]
-        answer = await app.push_screen_wait(PinEditor(ids))
+        await app.repo_prefs.known()
+        repos = list(app.repos)
+        answer = await app.push_screen_wait(PinEditor(ids, repos=repos,
+                                                      head=await repos_head(repos)))
         if answer is None:
             return None
         commit, path = cast("tuple[str, str | None]", answer)

@@ -19,7 +19,7 @@ from memharness_tui.tui.render import cell, clean
 if TYPE_CHECKING:
     from memharness_tui.hygiene import Plan, PlannedRow
 
-__all__ = ["PlanPreview", "row_cells"]
+__all__ = ["PlanPreview", "pin_lines", "row_cells"]
 
 TITLES = {"merge": "Merge", "refile": "Refile", "split": "Split", "pin": "Pin",
           "retract": "Retract", "bulk": "Fix"}
@@ -39,6 +39,26 @@ def row_cells(row: PlannedRow) -> tuple[Text, Text, Text, Text]:
         what = Text("retract", style="bold red")
         where = f"#{row.id}"
     return what, Text(where), cell(row.subject, max_len=24), cell(row.fact, max_len=200)
+
+
+def pin_lines(plan: Plan) -> Text | None:
+    """The commit and path a pin writes, in full (one line per distinct pin), or None."""
+    from memharness_tui.hygiene import AGENTS
+
+    pins = dict.fromkeys((n.source_commit, n.source_path) for n in plan.new
+                         if n.source_agent == AGENTS["pin"] and n.source_commit)
+    if not pins:
+        return None
+    out = Text()
+    for commit, path in pins:
+        if out:
+            out.append("\n")
+        out.append("pins to commit ")
+        out.append(clean(commit or "", single_line=True), style="bold")
+        out.append(" · path ")
+        out.append(clean(path, single_line=True) if path else "none (the whole commit)",
+                   style="bold" if path else "italic")
+    return out
 
 
 class PlanPreview(ModalScreen[bool]):
@@ -63,6 +83,9 @@ class PlanPreview(ModalScreen[bool]):
                               style="bold"), classes="modal-title")
             yield Static(Text(clean(self.plan.confirmation(), single_line=True)),
                          id="preview-line")
+            pins = pin_lines(self.plan)
+            if pins:
+                yield Static(pins, id="preview-pin")
             yield DataTable(id="preview-rows", cursor_type="row", zebra_stripes=True)
             with Horizontal(classes="modal-buttons"):
                 yield Button("Cancel (n)", id="preview-cancel")

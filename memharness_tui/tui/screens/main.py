@@ -185,6 +185,13 @@ class MainScreen(AppScreen):
             self._pane_mounts[tab] = mounted
         return mounted
 
+    async def build_every_pane(self) -> None:
+        """Every tab's pane built now (help reads the keys of the tabs not shown yet)."""
+        for tab, _title, _key in TABS[1:]:
+            mounted = self._pane_ready(tab)
+            if mounted is not None:
+                await mounted
+
     @work(group="hidden-panes", exit_on_error=False)
     async def _build_hidden_panes(self) -> None:
         """Once the first results are painted, build the other tabs' panes one by one."""

@@ -108,6 +108,8 @@ def triage_text(result: Triage, app: object, *, max_lines: int = 400) -> Text:
     out.append(heading, style=f"bold {mark}")
     out.append(_after_heading(result.outcome, heading, clean(result.summary, single_line=True)))
     for ev in result.evidence:
+        if ev == result.summary:  # (an elsewhere's evidence repeats it: said once, above)
+            continue
         out.append("\nevidence   ", style="bold")
         out.append(clean(ev, single_line=True))
     matching: list[TriageHunk] = [h for h in result.hunks if h.matches]

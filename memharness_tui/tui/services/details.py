@@ -85,3 +85,17 @@ async def triage_of(repos: Sequence[str], fact: Any) -> Triage:
                        False, True)
     repos = list(repos)
     return await off_loop(lambda stop: item.triage(open_triager(repos)))
+
+
+async def reason_now(repos: Sequence[str], fact: Any) -> str | None:
+    """Why git gives ``fact`` its verdict now (a recorded verdict's own reason is not kept):
+    the reason, or what git says instead when it differs; None: git cannot say."""
+    from memharness_tui.tui.services.git import judge
+
+    judged = await judge(list(repos), fact.source_commit, fact.source_path)
+    if judged is None or not judged.reason:
+        return None
+    if judged.freshness == fact.freshness:
+        return f"{judged.reason} (git now)"
+    return f"git now says {judged.freshness}: {judged.reason}"
+

@@ -31,7 +31,8 @@ T = TypeVar("T")
 
 __all__ = ["GitView", "Judged", "RevisePicture", "RowAnalysis", "StillTrue", "Stopped",
            "check_repo", "find_repo_around", "judge", "judge_facts", "off_loop", "open_probes",
-           "open_triager", "revise_picture", "still_true_plan", "work_tree"]
+           "open_triager", "pin_commit", "repos_head", "revise_picture", "still_true_plan",
+           "work_tree"]
 #: The staleness engine's types the UI shows, imported from here on first use (they bring
 #: the engine's modules; the app starts without them).
 _LATER = {"Drift": "git", "HeadSource": "watch", "TermSpan": "triage", "Triage": "triage",
@@ -351,3 +352,44 @@ async def still_true_plan(repos: Sequence[str], facts: Sequence[Any], *,
         return out
 
     return await off_loop(plan)
+
+
+async def repos_head(repos: Sequence[str]) -> str | None:
+    """HEAD of the first of ``repos`` that opens (the commit a new pin starts from), or None."""
+    if not repos:
+        return None
+    return await off_loop(lambda stop: next((ch.head for ch in GitView(repos).checkers), None))
+
+
+async def pin_commit(repos: Sequence[str], commit: str) -> tuple[str | None, str]:
+    """``commit`` (full or abbreviated) as the full SHA a pin stores: ``(sha, "")``, or
+    ``(None, why not)``. With no usable repo, only a full 40-character SHA is taken."""
+    from memharness_tui.staleness.git import RepoError
+
+    typed = commit.strip().lower()
+
+    def resolve(stop: threading.Event) -> tuple[str | None, str]:
+        view = GitView(repos)
+        if not view:
+            if len(typed) == 40 and all(c in "0123456789abcdef" for c in typed):
+                return typed, ""
+            return None, ("no repo to look the commit up in: give its full 40-character SHA, "
+                          "or add its repo in the Staleness tab (g)")
+        outcomes: list[str] = []
+        for ch in view.checkers:
+            _check(stop)
+            try:
+                resolution, found, kind = ch.resolve(typed)
+            except RepoError as exc:
+                outcomes.append(str(exc))
+                continue
+            if found is not None:
+                return str(found.id), ""
+            outcomes.append({"invalid": "is not a commit SHA",
+                             "ambiguous": "names more than one object: type more of it",
+                             "not_commit": f"is a {kind}, not a commit"}.get(resolution, ""))
+        why = next((o for o in outcomes if o), "is in none of the repos")
+        return None, f"{typed} {why}"
+
+    return await off_loop(resolve)
+

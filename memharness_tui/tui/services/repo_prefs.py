@@ -1,7 +1,8 @@
 """This database's repos (the app's ``repos``): given, saved, looked up, or chosen.
 
-Repos given in the options or saved for the database are known at once; otherwise the
-default is the git repo around the current folder, and finding it imports pygit2
+Repos saved for the database, else given in the options, are known at once; otherwise the
+default is the git repo around the current folder (saved for the database once found, so a
+start from another folder and ``doctor`` find it too), and finding it imports pygit2
 (~0.1–0.2 s), so that lookup runs on a thread after the first results are painted (or when
 the Staleness tab is first shown). The app holds one :class:`ReposPreferences` as
 ``app.repo_prefs``.
@@ -35,7 +36,10 @@ class ReposPreferences:
         self._repos: tuple[str, ...] = ()
 
     def settle_known(self, db_path: str) -> None:
-        """Take the repos given in the options or saved for ``db_path``, if any."""
+        """Take the repos saved for ``db_path`` or, none saved, those given in the options.
+
+        Saved wins: a list is saved only when the person chose it (or the repo around cwd
+        was first used), and the options' list (the demo's own repo) is a starting point."""
         from memharness_tui.tui.repos import repos_file_problem, saved_repos
 
         self._db_path = db_path
@@ -43,8 +47,9 @@ class ReposPreferences:
         if problem is not None:  # kept as it is; say so rather than silently use defaults
             self._warn(problem, "repos not loaded")
         opts = self._options()
-        known = list(opts.repos) if opts.repos is not None else saved_repos(
-            self._config_dir, db=db_path)
+        known = saved_repos(self._config_dir, db=db_path)
+        if known is None and opts.repos is not None:
+            known = list(opts.repos)
         if known is not None:
             self._settle(tuple(known))
 
@@ -60,18 +65,26 @@ class ReposPreferences:
         found = await asyncio.shield(self._lookup)
         if not self._settled:  # not chosen in the meantime
             self._settle(tuple(found))
+            if found:  # saved for the database: the next start elsewhere (and doctor) see it
+                self._save(quiet=True)
 
     def choose(self, repos: list[str]) -> None:
         """Use ``repos`` for this database from now on (remembered under its path)."""
+        self._settle(tuple(dict.fromkeys(repos)))
+        self._save(quiet=False)
+
+    def _save(self, *, quiet: bool) -> None:
+        """Save the repos for the database (not one in memory). ``quiet``: a damaged repos
+        file was already reported at start and is kept as it is, so say nothing again."""
         from memharness_tui.tui.repos import save_repos
 
-        self._settle(tuple(dict.fromkeys(repos)))
-        if self._db_path is None:
+        if self._db_path is None or self._db_path == ":memory:":
             return
         try:
             save_repos(list(self._repos), self._config_dir, db=self._db_path)
         except OSError as exc:
-            self._warn(f"Repos changed but not saved: {exc}", "")
+            if not quiet:
+                self._warn(f"Repos changed but not saved: {exc}", "")
 
     def _settle(self, repos: tuple[str, ...]) -> None:
         self._settled = True

@@ -40,7 +40,8 @@ if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
     from memharness_tui.tui.services.passes import PassProgress, WorkItem
 
-WRITE_ACTIONS = {"bulk_still_true", "bulk_downgrade", "bulk_elsewhere", "retract", "new_fact"}
+# disabled (shown so) on a read-only store; n runs and says why (editing.py refuses it)
+WRITE_ACTIONS = {"bulk_still_true", "bulk_downgrade", "bulk_elsewhere", "retract"}
 
 __all__ = ["PassFailed", "PassProgressed", "StalenessDashboard", "StalenessOptions"]
 

@@ -22,6 +22,7 @@ from memharness_tui.tui.perf.look_table import LookCachedTable
 from memharness_tui.tui.render import cell, clean, parse_iso, theme_color
 from memharness_tui.tui.widgets.base import LoadsWhenShown
 from memharness_tui.tui.widgets.search_box import SearchBox
+from memharness_tui.tui.worddiff import diff_line
 
 if TYPE_CHECKING:
     from memharness_tui.tui.app import MemharnessApp
@@ -44,13 +45,15 @@ def _short_iso(ts: str) -> str:
 
 def _fact_cell(kind: str, what: Any, room: int) -> Text:
     """The Fact column's cell cut to ``room`` cells with an ellipsis: a fact's text, or a
-    revision's was → now (each side half the room)."""
+    revision's was → now (each side half the room, each cut around the words that differ, so
+    two long texts that share a beginning never look the same)."""
     if kind in "LX":
         return _cut(cell(what.fact, "dim" if kind == "X" else "", max_len=room), room)
     old, new = what.old, what.new
-    text = _cut(cell(old.fact, "strike dim", max_len=room), max(6, (room - 3) // 2))
+    other = new.fact if new is not None else None
+    text = diff_line(old.fact, other, max(6, (room - 3) // 2), style="strike dim")
     text.append(" → ")
-    text.append_text(_cut(cell(new.fact, max_len=room), max(6, room - text.cell_len))
+    text.append_text(diff_line(new.fact, old.fact, max(6, room - text.cell_len))
                      if new is not None else Text("(missing)", style="italic"))
     return text
 

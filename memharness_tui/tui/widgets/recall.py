@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
     from memharness_tui.tui.app import MemharnessApp
 
-WRITE_ACTIONS = {"new_fact", "retract", "reembed"}  # disabled (shown so) on a read-only store
+# disabled (shown so) on a read-only store; n and Delete run and say why (editing.py refuses)
+WRITE_ACTIONS = {"reembed"}
 NARROW = 120  # below this width the filters take two rows
 RESULT_COLUMNS = (
     Col("id", "ID", 5, "right"),
@@ -125,6 +126,13 @@ class RecallPane(WorkerErrorsToApp, Vertical):
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < NARROW, "narrow")
+        if self.last_result is not None:  # the status line fits the new width
+            self.call_after_refresh(self._restatus)
+
+    def _restatus(self) -> None:
+        """The status line again, for the result shown now (not the one at the resize)."""
+        if self.last_result is not None:
+            self._status(self.params, self.last_result)
 
     def on_mount(self) -> None:
         self.query_one("#results", ResultsTable).typing_target = (
@@ -321,31 +329,9 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         self._status(params, result)
 
     def _status(self, params: RecallParams, result: Any) -> None:
-        n = len(result.facts)
-        text = Text()
-        exact = getattr(result, "exact", True)
-        if n == 0:
-            text.append("No matching memories" + ("." if exact else " yet"), style="bold")
-        else:
-            text.append(f"{n} result{'s' if n != 1 else ''}", style="bold")
-        if not exact:  # a first screen: say so until the exact list replaces it
-            text.append("  ·  not yet exact (newest rows first)", style="bold")
-        elif n and n >= params.limit + self._extra:
-            text.append("  ·  m: more")  # (the line is muted: dim on it fell below 4.5:1)
-        if params.query:
-            text.append("  ·  for ")
-            text.append(clean(params.query, single_line=True, max_len=40), style="italic")
-        if result.used_fallback:
-            text.append("  ·  substring match (no full-text hit)", style="bold")
-        if result.truncated:
-            text.append("  ·  truncated")
-        if result.as_of:
-            text.append(f"  ·  as of {result.as_of}", style="bold reverse")
-        label = self.ranking.label()
-        if label is not None:
-            text.append(f"  ·  {label}", style="bold" if self.ranking.runs() else "italic")
-        text.append("  ·  a: agent view" if not self.agent_view else "  ·  a: table")
-        self.query_one("#recall-status", InfoLine).update(text)
+        status = self.query_one("#recall-status", InfoLine)
+        parts = status_parts(params, result, self._extra, self.ranking, self.agent_view)
+        status.update(fit_parts(parts, status.content_region.width))
 
     def _show_agent_text(self, value: str) -> None:
         p = self.params
@@ -400,3 +386,61 @@ class RecallPane(WorkerErrorsToApp, Vertical):
     @on(ResultsTable.RowSelected, "#results")
     def _open(self, event: ResultsTable.RowSelected) -> None:
         self.post_message(OpenFact(int(event.key)))
+
+
+def fit_parts(parts: list[tuple[str | Text, str, int]], width: int) -> Text:
+    """``parts`` joined by " · " in at most ``width`` cells (0: any): the parts with the lowest
+    keep leave first, then the line is cut with "…" (a status line is never cut silently)."""
+    kept = list(parts)
+
+    def joined() -> Text:
+        text = Text()
+        for i, (part, style, _keep) in enumerate(kept):
+            if i:
+                text.append("  ·  ")
+            if isinstance(part, Text):
+                text.append_text(part)
+            else:
+                text.append(part, style=style)
+        return text
+
+    text = joined()
+    while width > 0 and text.cell_len > width and len(kept) > 1:
+        kept.remove(min(kept[1:], key=lambda p: p[2]))
+        text = joined()
+    if width > 0 and text.cell_len > width:
+        text.truncate(width, overflow="ellipsis")
+    return text
+
+
+def status_parts(params: RecallParams, result: Any, extra: int, ranking: Any,
+                 agent_view: bool) -> list[tuple[str | Text, str, int]]:
+    """The status line's parts: (text, style, keep); the lowest keep leaves first."""
+    n = len(result.facts)
+    exact = getattr(result, "exact", True)
+    parts: list[tuple[str | Text, str, int]] = []
+    if n == 0:
+        parts.append(("No matching memories" + ("." if exact else " yet"), "bold", 9))
+    else:
+        parts.append((f"{n} result{'s' if n != 1 else ''}", "bold", 9))
+    if not exact:  # a first screen: say so until the exact list replaces it
+        parts.append(("not yet exact (newest rows first)", "bold", 7))
+    elif n and n >= params.limit + extra:
+        parts.append(("m: more", "", 3))  # (the line is muted: dim on it fell below 4.5:1)
+    if params.query:
+        query = Text("for ").append(clean(params.query, single_line=True, max_len=40),
+                                    style="italic")
+        parts.append((query, "", 4))
+    if result.used_fallback:  # (with no row: neither search found one)
+        parts.append(("substring match (no full-text hit)" if n
+                      else "no full-text or substring match", "bold", 6))
+    if result.truncated:
+        parts.append(("truncated", "", 5))
+    if result.as_of:
+        parts.append((f"as of {result.as_of}", "bold reverse", 8))
+    label = ranking.label()
+    if label is not None:
+        parts.append((label, "bold" if ranking.runs() else "italic", 5))
+    parts.append(("a: agent view" if not agent_view else "a: table", "", 1))
+    return parts
+

@@ -50,12 +50,20 @@ class HygienePane(LoadsWhenShown, Vertical):
                 tooltip="Split a compound or over-long fact into one fact per assertion"),
         Binding("p", "fix('pin')", "Pin", id="hygiene.pin",
                 tooltip="Pin a code-map fact to a commit and path"),
-        Binding("d", "fix('retract')", "Retract", id="hygiene.retract",
+        # not in the footer (the detail line offers it on a code map): at 120 columns the
+        # footer had no room left for Now, Reload and Quit
+        Binding("d", "fix('retract')", "Retract", show=False, id="hygiene.retract",
                 tooltip="Retract a code-map fact (previewed first)"),
-        Binding("x", "fix('purge')", "Purge", id="hygiene.purge",
+        Binding("x", "fix('purge')", "Purge", show=False, id="hygiene.purge",
                 tooltip="Purge a secret from its fact's whole chain (preview, then type purge)"),
-        Binding("c", "cancel_scan", "Cancel scan", id="hygiene.cancel",
+        Binding("c", "cancel_scan", "Cancel scan", show=False, id="hygiene.cancel",  # (the
+                # status line says "c: cancel" while a scan runs)
                 tooltip="Stop the running scan (nothing is written; r scans again)"),
+        # priority: the table's own Home / End scroll sideways, which a row table never needs
+        Binding("home", "edge(0)", "First", show=False, priority=True, id="hygiene.first",
+                tooltip="First flag"),
+        Binding("end", "edge(1)", "Last", show=False, priority=True, id="hygiene.last",
+                tooltip="Last flag"),
     ]
 
     as_of: reactive[str | None] = reactive(None, init=False)
@@ -288,13 +296,39 @@ class HygienePane(LoadsWhenShown, Vertical):
 
     # ----- keys -----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "fix":
-            if self.readonly or self.as_of or self.scanning:
-                return None
-            return True if self._targets(str(parameters[0])) else None
+        if action == "fix":  # (the status line says read-only / as of; a fix that does not
+            # apply to the row runs and says why: action_fix)
+            return None if self.readonly or self.as_of or self.scanning else True
         if action == "cancel_scan":
             return True if self.scanning else None
         return True
+
+    def _refusal(self, fix: str) -> str | None:
+        """Why ``fix`` cannot run now (None: it can)."""
+        if self.readonly:
+            return "This database is open read-only: nothing can be fixed here."
+        if self.as_of:
+            return "Time travel is on: fixes apply to now (T goes back to now)."
+        if self.scanning:
+            return "A scan is running: fixes wait for its flags (c cancels it)."
+        if self._targets(fix):
+            return None
+        flag = self.highlighted()
+        applies = {"merge": "a near-duplicate group", "refile": "a fragmented subject",
+                   "split": "a compound or over-long fact", "pin": "a code map",
+                   "retract": "a code map"}[fix]
+        if flag is None:
+            return f"No flag highlighted: {fix} applies to {applies}."
+        keys = {"merge": "m", "refile": "f", "split": "s", "pin": "p", "retract": "d"}
+        these = " · ".join(f"{keys[x]} {x}" for x in flag.fixes)
+        kind = TITLES.get(flag.kind, flag.kind)
+        return (f"{fix.title()} applies to {applies}; this row is in {kind}"
+                + (f" ({these})." if these else " (no fix here: Enter opens it)."))
+
+    def action_edge(self, end: int) -> None:
+        table = self.query_one("#hygiene-table", DataTable)
+        if table.row_count:
+            table.move_cursor(row=table.row_count - 1 if end else 0, animate=False)
 
     def _targets(self, fix: str) -> list[Flag]:
         """The marked flags this fix applies to; none marked: the highlighted one, if it does."""
@@ -318,9 +352,11 @@ class HygienePane(LoadsWhenShown, Vertical):
         self.refresh_bindings()
 
     def action_fix(self, fix: str) -> None:
-        flags = self._targets(fix)
-        if flags:
-            self.post_message(self.Fix(fix, tuple(flags)))
+        why = self._refusal(fix)
+        if why is not None:
+            self.mapp.notify(why, title="Hygiene", severity="warning", timeout=5)
+            return
+        self.post_message(self.Fix(fix, tuple(self._targets(fix))))
 
     @on(DataTable.RowSelected, "#hygiene-table")
     def _open(self, event: DataTable.RowSelected) -> None:

@@ -52,6 +52,11 @@ def _triage_of(panel: Any, facts: Sequence[Any]) -> dict[int, Triage | None]:
     return {f.id: row.triage for f in facts if (row := panel.rows.get(f.id)) is not None}
 
 
+#: A bulk action's notice is titled by what it did (not by the triage it read first).
+BULK_TITLES = {"still_true": "Still true", "downgrade": "Downgrade",
+               "elsewhere": "Still true (changed elsewhere)"}
+
+
 def bulk_on_targets(dash: Any, kind: str) -> None:
     """``kind`` (still true, downgrade) on the dashboard's marked (or highlighted) facts, once
     confirmed; those whose triage found a changed line that mentions them are named."""
@@ -62,9 +67,10 @@ def bulk_on_targets(dash: Any, kind: str) -> None:
 
     def done(outcome: Outcome) -> None:
         panel.marked -= {f.id for f in facts}
-        dash.mapp.notify(outcome.summary, title="triage",
+        title = BULK_TITLES.get(kind, kind)
+        dash.mapp.notify(outcome.summary, title=title,
                          severity="information" if outcome.written else "warning", timeout=6)
-        dash.log_line(Text(f"— triage: {outcome.summary}", style="bold"))
+        dash.log_line(Text(f"— {title.lower()}: {outcome.summary}", style="bold"))
 
     action = bulk_action(kind, facts, list(dash.repos), dash.options.factor,
                          _triage_of(panel, facts))
@@ -88,10 +94,10 @@ def reverify_elsewhere(dash: Any) -> None:
 
         def done(outcome: Outcome) -> None:
             panel.marked -= {f.id for f in facts}
-            dash.mapp.notify(outcome.summary, title="triage",
+            dash.mapp.notify(outcome.summary, title=BULK_TITLES["elsewhere"],
                              severity="information" if outcome.written else "warning",
                              timeout=6)
-            dash.log_line(Text(f"— triage (elsewhere): {outcome.summary}", style="bold"))
+            dash.log_line(Text(f"— re-verified (elsewhere): {outcome.summary}", style="bold"))
 
         action = bulk_action("elsewhere", facts, list(dash.repos), dash.options.factor,
                              _triage_of(panel, facts))
