@@ -64,8 +64,7 @@ class FactDetailScreen(AppScreen):
         Binding("delete", "retract", "Retract", show=False, id="detail.retract",
                 tooltip="Retract this version (asks first)"),
         Binding("X", "purge", "Purge", show=False, id="detail.purge",
-                tooltip="Purge the credentials from this fact's whole chain (preview, then "
-                "type purge)"),
+                tooltip="Purge credentials from this fact's whole chain (previewed first)"),
         # The page keys scroll the screen even while the chain has focus (it is short).
         Binding("pagedown", "scroll_page(1)", "Page down", show=False, priority=True,
                 id="detail.page_down", tooltip="Scroll the detail down a page"),
@@ -351,8 +350,7 @@ class FactDetailScreen(AppScreen):
     def action_purge(self) -> None:
         from memharness_tui.tui.screens.purge import run_purge
 
-        self.app.run_worker(run_purge(self.mapp, self.fact_id), group="purge",
-                            exit_on_error=False)
+        self.app.run_worker(run_purge(self.mapp, self.fact_id), group="purge", exit_on_error=False)
 
     def action_step(self, delta: int) -> None:
         ids = [f.id for f in self.chain]

@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Static
 
+from memharness_tui.tui import tcss
 from memharness_tui.tui.render import cell, clean
 
 if TYPE_CHECKING:
@@ -29,12 +30,7 @@ CONFIRM_WORD = "purge"
 class PurgePreview(ModalScreen[bool]):
     """Dismisses with True only once ``purge`` was typed and Enter pressed; Esc cancels."""
 
-    DEFAULT_CSS = """
-    PurgePreview { align: center middle; }
-    #purge-box { width: 90%; height: auto; max-height: 90%; padding: 1 2;
-                 border: thick $error; background: $surface; }
-    #purge-rows { height: auto; max-height: 16; }
-    """
+    CSS_PATH = tcss.path(__file__)
     AUTO_FOCUS = "#purge-confirm"
     BINDINGS = [Binding("escape", "answer(False)", "Cancel", id="purge.cancel")]
 
