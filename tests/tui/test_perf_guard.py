@@ -188,7 +188,7 @@ RELIES_ON: dict[str, tuple[str, ...]] = {
                               "_repaint_required", "_clear_arrangement_cache",
                               "_layout_updates", "_refresh_scrollbars", "_size_updated",
                               "_horizontal_scrollbar", "_vertical_scrollbar", "_forward_event"),
-    "textual.message_pump.MessagePump": ("_context",),
+    "textual.message_pump.MessagePump": ("_context", "_dispatch_message"),
     "textual.dom.DOMNode": ("_reactive_connect",),
     "textual.widgets.RichLog": ("_size_known",),
     "textual.scroll_view.ScrollView": ("_size_updated",),
@@ -209,6 +209,7 @@ SIGNATURES = {
     ("textual.app.App", "_handle_exception"): ["self", "error"],
     ("textual.app.App", "_check_bindings"): ["self", "key", "priority"],
     ("textual.widget.Widget", "_forward_event"): ["self", "event"],
+    ("textual.message_pump.MessagePump", "_dispatch_message"): ["self", "message"],
     ("textual.screen.Screen", "_on_screen_resume"): ["self", "event"],
 }
 """Private methods ``perf/`` calls or overrides with these parameters."""

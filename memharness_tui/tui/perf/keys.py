@@ -19,6 +19,7 @@ What differs from Textual: an ancestor's own ``on_key`` no longer sees a key a b
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from textual import events
 from textual.app import App
@@ -50,8 +51,13 @@ def _types(box: Widget, event: events.Key) -> bool:
         event.key == "enter" or box.tab_behavior == "indent" and event.key == "escape")
 
 
+_behind: WeakKeyDictionary[Widget, int] = WeakKeyDictionary()
+"""Per text box: keys waiting in its queue for their turn (a binding's key and those after it)."""
+
+
 async def keep_key_order(app: App[Any], event: events.Event) -> bool:
-    """Take a key from the terminal that the focused text box will not type; True if taken.
+    """Take a key from the terminal that the focused text box will not type, and every key
+    behind such a key until its turn came; True if taken.
 
     Called by the app before Textual's ``App.on_event``; False leaves the event to Textual.
     """
@@ -59,17 +65,28 @@ async def keep_key_order(app: App[Any], event: events.Event) -> bool:
         return False
     box = app.focused
     if box is None or not _text_box(box) or app.screen.maximized is not None \
-            or _types(box, event):
+            or (_types(box, event) and not _behind.get(box)):
         return False
     if not app.app_focus:
         app.app_focus = True
     if await app._check_bindings(event.key, priority=True):
         return True
+    _behind[box] = _behind.get(box, 0) + 1
     box.call_later(_in_turn, app, box, event)
     return True
 
 
 async def _in_turn(app: App[Any], box: Widget, event: events.Key) -> None:
-    """The key's binding, run in ``box``'s turn (after the keys typed before it)."""
-    if not await app._check_bindings(event.key) and box.is_attached:
-        box._forward_event(event)
+    """The key in ``box``'s turn (after the keys typed before it): typed there if the box still
+    has the focus and types it, else its binding from the focused widget up, else forwarded to
+    the focused widget — where a key typed behind a key that moved the focus belongs."""
+    _behind[box] = _behind.get(box, 1) - 1
+    focused = app.focused
+    if focused is box and _types(box, event):
+        await box._dispatch_message(event)  # typed now, before the keys queued behind it
+        return
+    if await app._check_bindings(event.key):
+        return
+    target = focused if focused is not None else box
+    if target.is_attached:
+        target._forward_event(event)

@@ -211,7 +211,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         if self._timer is not None:
             self._timer.stop()
         self.run_search()
-        self.query_one("#results", ResultsTable).focus()
+        self.screen.set_focus(self.query_one("#results", ResultsTable))  # at once (keys behind)
 
     def on_select_changed(self) -> None:  # a filter Select (imported only when mounted)
         self.run_search()
@@ -378,7 +378,7 @@ class RecallPane(WorkerErrorsToApp, Vertical):
         open_context(self.mapp)
 
     def action_leave_input(self) -> None:
-        self.query_one("#results", ResultsTable).focus()
+        self.screen.set_focus(self.query_one("#results", ResultsTable))  # at once: keys behind
 
     def focus_search(self) -> None:
         self.query_one("#search", Input).focus()
