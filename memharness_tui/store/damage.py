@@ -41,10 +41,23 @@ def _key(path: str) -> str | None:
         return None
 
 
-def _record_path() -> Path:
-    from memharness_tui.paths import cache_dir
+#: What the cache folder's location is read from (paths.cache_dir, platformdirs).
+_LOCATION_VARS = ("MEMHARNESS_TUI_CACHE_DIR", "XDG_CACHE_HOME", "HOME") + (
+    ("LOCALAPPDATA", "USERPROFILE") if os.name == "nt" else ())
+_RECORD_AT: dict[tuple[str | None, ...], Path] = {}
 
-    return cache_dir() / RECORD
+
+def _record_path() -> Path:
+    """The record's path, remembered per value of the variables it is read from: every write
+    asks (``known``), and platformdirs' lookup costs more than the write's own checks."""
+    env = os.environ
+    key = tuple([env.get(name) for name in _LOCATION_VARS])
+    path = _RECORD_AT.get(key)
+    if path is None:
+        from memharness_tui.paths import cache_dir
+
+        path = _RECORD_AT[key] = cache_dir() / RECORD
+    return path
 
 
 def _read(record: Path) -> dict[str, list[int]]:
@@ -84,7 +97,7 @@ def known(path: str) -> bool:
         return True
     try:
         record = _record_path()
-        if not record.exists():
+        if not os.path.exists(record):
             return False
     except Exception:  # noqa: BLE001 - no cache folder: nothing recorded
         return False

@@ -29,6 +29,12 @@ def _like_pattern(query: str) -> str:
     return f"%{escaped}%"
 
 
+#: A scan with a subject reads that subject's rows only (through idx_facts_subject). Below
+#: this many of them the rows are ranked whole: learning an age bound (store/age_bound.py)
+#: or splitting the scan across threads costs more than scoring them.
+NARROW_SCAN_ROWS = 20_000
+
+
 def estimate_tokens(text: str) -> int:
     """ceil(length / 4), length in UTF-16 code units as JavaScript counts it."""
     return math.ceil(len(text.encode("utf-16-le")) // 2 / 4)
@@ -136,15 +142,18 @@ class RecallReads(StorePart):
 
         facts: list[Fact] = []
         truncated = False
-        budget = max_tokens if max_tokens is not None else math.inf
-        for row in rows:
-            f = _fact(row, score=row[-1])
-            cost = estimate_tokens(" ".join(x for x in (f.subject, f.predicate, f.fact) if x))
-            if cost > budget:
-                truncated = True
-                break
-            budget -= cost
-            facts.append(f)
+        if max_tokens is None:  # no budget: nothing to count
+            facts = [_fact(row, score=row[-1]) for row in rows]
+        else:
+            budget = max_tokens
+            for row in rows:
+                f = _fact(row, score=row[-1])
+                cost = estimate_tokens(" ".join(x for x in (f.subject, f.predicate, f.fact) if x))
+                if cost > budget:
+                    truncated = True
+                    break
+                budget -= cost
+                facts.append(f)
 
         if reinforce and asof is None and facts:
             ids = json.dumps([f.id for f in facts])
@@ -194,6 +203,9 @@ class RecallReads(StorePart):
         the overall best are among them, so rows and order are the unsplit query's."""
         if self.scan_above is not None:
             return self._ranked_scan_above(filters, params, self.scan_above)
+        if sql.SUBJECT_FILTER in filters and self._narrow(params["subject"]):
+            return self.conn.execute(sql.recall_query(fts=False, filters=filters),
+                                     params).fetchall()
         cuts = self._age.recent_enough(filters, params)  # store/age_bound.py
         if cuts is not None:
             # before any LIKE: an old row is then dropped without reading its text
@@ -204,6 +216,16 @@ class RecallReads(StorePart):
             filters = [*filters, sql.AMONG_IDS]
             params = {**params, "ids": json.dumps([i for part in parts for (i,) in part])}
         return self.conn.execute(sql.recall_query(fts=False, filters=filters), params).fetchall()
+
+    def _narrow(self, subject: str) -> bool:
+        """Whether ``subject`` has fewer than ``NARROW_SCAN_ROWS`` rows (counted in its index,
+        at most that many)."""
+        bound = NARROW_SCAN_ROWS
+        if bound <= 0:
+            return False
+        (n,) = self.conn.execute(sql.SUBJECT_ROWS_UP_TO,
+                                 {"subject": subject, "bound": bound}).fetchone()
+        return int(n) < bound
 
     def _ranked_scan_above(self, filters: list[str], params: dict[str, Any], above: int
                            ) -> list[Any]:

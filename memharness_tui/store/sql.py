@@ -148,6 +148,9 @@ ORDER BY 1.0 * f.confidence * {tail} DESC, f.tx_at DESC, f.id DESC
 {LIMIT}"""
 
 
+# How many rows a subject has, counted in idx_facts_subject up to ``:bound`` (a narrow scan?).
+SUBJECT_ROWS_UP_TO = f"""SELECT COUNT(*) FROM (SELECT 1 FROM facts WHERE subject = :subject
+  LIMIT {run_time('bound')})"""
 AMONG_IDS = "f.id IN (SELECT value FROM json_each(:ids))"
 # A first screen (store/first_screen.py): the newest rows only (a rowid range, no scan below).
 ABOVE_ID = "f.id > :above"

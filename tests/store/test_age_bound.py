@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from memharness_tui.store import FakeClock, Store, age_bound, sql
+from memharness_tui.store import FakeClock, Store, age_bound, recall, sql
 from memharness_tui.store.driver import sqlite3
 from memharness_tui.store.timeutil import parse_ms
 from memharness_tui.store.types import RankingSettings
@@ -115,6 +115,7 @@ def stores(tmp_path: Path, request: pytest.FixtureRequest,
 
 
 def _both(monkeypatch: pytest.MonkeyPatch, pruned: Store, plain: Store, ask: dict) -> tuple:
+    monkeypatch.setattr(recall, "NARROW_SCAN_ROWS", 0)  # a subject's few rows are cut too
     monkeypatch.setattr(age_bound, "PRUNE_FROM_ROWS", 0)
     monkeypatch.setattr(age_bound, "THETA_WINDOW_ROWS", 300)
     got = pruned.recall(**ask)
