@@ -6,7 +6,7 @@ frees) rewrites each row's text, clears its vector and rebuilds the FTS index fr
 (an external-content FTS5 table keeps a deleted row's terms in its segments until they merge).
 Then, outside it: the -wal is checkpointed (TRUNCATE), the file is VACUUMed (no free page
 keeps an old copy) and checkpointed again, and the migration backups beside the file
-(``FILE.vN-backup-*``) get the same rewrite. ``leftovers`` reads the raw bytes of every file of
+(``FILE.vN-backup-*``) get the same rewrite. ``purge_leftovers`` reads the raw bytes of every file of
 the database for the strings that were to go. A part of ``Store`` like ``writes.py``.
 """
 
@@ -113,7 +113,7 @@ class Purger(StorePart):
                 out.changed = [rw.id for rw in todo]
             else:
                 self.file.writable()
-            self.answers_changed()
+            self._answers_changed()
             _finish(conn, "the store", out.notes)
         finally:
             with contextlib.suppress(sqlite3.Error):
@@ -124,7 +124,7 @@ class Purger(StorePart):
                 out.backups_purged.append(backup)
         return out
 
-    def answers_changed(self) -> None:
+    def _answers_changed(self) -> None:
         """The remembered answers (counts, subjects) are stale after raw writes."""
         self.file.answers.clear()
 
@@ -168,7 +168,7 @@ class Purger(StorePart):
         finally:
             conn.close()
 
-    def leftovers(self, strings: Iterable[str]) -> list[tuple[str, int]]:
+    def purge_leftovers(self, strings: Iterable[str]) -> list[tuple[str, int]]:
         """(file, index into ``strings``) for each string whose bytes (as written, or lower
         case as the FTS index keeps terms) are still in a file of the database."""
         wanted = list(strings)

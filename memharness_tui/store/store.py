@@ -339,7 +339,7 @@ class Store:
     # --- purge (purge.py) ----------------------------------------------------------------
 
     purge_rows = _part("_purge", Purger.purge_rows)
-    purge_leftovers = _part("_purge", Purger.leftovers)
+    purge_leftovers = _part("_purge", Purger.purge_leftovers)
 
     # --- similar by meaning (neighbours.py) ---------------------------------------------
 

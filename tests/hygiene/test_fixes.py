@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from memharness_tui.hygiene import (
     split_parts,
 )
 from memharness_tui.store import FakeClock, Store
+from memharness_tui.store.driver import sqlite3  # the store's own: shares its locks in-process
 from memharness_tui.store.errors import InvalidInput, NotFound, ReadOnlyError
 from tests.store.helpers import dump_facts
 

@@ -4,13 +4,13 @@ store re-checks inside the downgrade's write, and the command says which it left
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memharness_tui.staleness import cli as scli
+from memharness_tui.store.driver import sqlite3  # the store's own: shares its locks in-process
 from memharness_tui.store.store import Store
 
 from .staleness_helpers import Scenario, make_store, rows

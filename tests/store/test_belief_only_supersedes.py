@@ -5,7 +5,6 @@ its row inside its write transaction and leaves a row that is no longer a belief
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 from memharness_tui.hygiene import apply, plan_pin
 from memharness_tui.store import FakeClock, Store
 from memharness_tui.store.beliefs import NotABelief
+from memharness_tui.store.driver import sqlite3  # the store's own: shares its locks in-process
 from memharness_tui.store.errors import InvalidInput
 from tests.store.helpers import dump_facts
 from tests.store.support import open_store
