@@ -6,7 +6,7 @@ import atexit
 import dataclasses
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -211,6 +211,24 @@ async def drain(pilot: object, limit: int = 2000) -> None:
             return
         await asyncio.sleep(0.001)
     raise AssertionError(f"still busy after {limit} waits: {busy[:5]}")
+
+
+#: how long a test waits for a state before it fails: generous, as a loaded machine is slow,
+#: never wrong (a state that never comes fails the test at this bound, not a pass that is slow)
+PATIENCE = 60.0
+
+
+async def until(pilot: object, cond: Callable[[], object], what: str,
+                patience: float = PATIENCE) -> None:
+    """Wait for ``cond()`` to hold while the app runs (its workers, timers and messages),
+    polling; fail saying ``what`` never came once ``patience`` seconds passed."""
+    import time
+
+    deadline = time.monotonic() + patience
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} never came ({patience:g} s)")
+        await pilot.pause(0.01)  # type: ignore[attr-defined]  # a poll: the app runs meanwhile
 
 
 async def type_text(pilot: object, text: str) -> None:
