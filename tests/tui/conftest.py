@@ -6,11 +6,13 @@ import atexit
 import dataclasses
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Self
 
 import pytest
+from textual.notifications import Notification, Notifications
 
 from memharness_tui.store import FakeClock, Store
 from memharness_tui.tui.app import MemharnessApp, build_app
@@ -223,6 +225,63 @@ async def drain(pilot: object, limit: int = 2000) -> None:
             return
         await asyncio.sleep(0.001)
     raise AssertionError(f"still busy after {limit} waits: {busy[:5]}")
+
+
+def said(app: MemharnessApp) -> list[Notification]:
+    """Every notification ``app`` raises from now on (call it before ``run_test``), kept past
+    its timeout: Textual drops a toast once its timeout has passed on the wall clock, which a
+    loaded machine reaches before the test looks (a 10 s notice gone after a 15 s start)."""
+    kept = _KeptNotifications()
+    app._notifications = kept
+    return kept.raised
+
+
+def toasts_stay(app: MemharnessApp) -> None:
+    """Every toast ``app`` raises from now on stays until the test ends, as on a clock that
+    stands still: a picture taken after a loaded machine's slow start (an 8 s notice, a 15 s
+    start) shows the notices an idle machine's shows. Their text, title and severity are the
+    app's own."""
+    notify = app.notify
+
+    def staying(message: str, *, title: str = "", severity: Any = "information",
+                timeout: float | None = None, markup: bool = True) -> None:
+        notify(message, title=title, severity=severity, timeout=_STAYING, markup=markup)
+
+    app.notify = staying  # type: ignore[method-assign]
+
+
+_STAYING = 24 * 3600.0  # seconds: longer than any test
+
+
+class _KeptNotifications(Notifications):
+    """Textual's collection of an app's notifications (each shown until its timeout) that
+    also keeps every one ever added, in order, in ``raised``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raised: list[Notification] = []
+
+    def add(self, notification: Notification) -> Self:
+        self.raised.append(notification)
+        return super().add(notification)
+
+
+#: how long a test waits for a state before it fails: generous, as a loaded machine is slow,
+#: never wrong (a state that never comes fails the test at this bound, not a pass that is slow)
+PATIENCE = 60.0
+
+
+async def until(pilot: object, cond: Callable[[], object], what: str,
+                patience: float = PATIENCE) -> None:
+    """Wait for ``cond()`` to hold while the app runs (its workers, timers and messages),
+    polling; fail saying ``what`` never came once ``patience`` seconds passed."""
+    import time
+
+    deadline = time.monotonic() + patience
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} never came ({patience:g} s)")
+        await pilot.pause(0.01)  # type: ignore[attr-defined]  # a poll: the app runs meanwhile
 
 
 async def type_text(pilot: object, text: str) -> None:

@@ -20,7 +20,7 @@ from memharness_tui.tui.screens.revise import ReviseScreen
 from memharness_tui.tui.widgets.recall import RecallPane
 from memharness_tui.tui.widgets.similar import NO_VECTOR, SimilarList
 
-from .conftest import make_app, settle, type_text
+from .conftest import PATIENCE, make_app, said, settle, type_text
 from .hybrid_helpers import MODEL, FakeEmbedder, embed_all, fake_service
 from .test_flows import ids_in, type_search
 
@@ -29,7 +29,8 @@ def label_of(app) -> str:
     return app.screen.query_one(RecallPane).query_one("#recall-status").render().plain
 
 
-async def wait_for(pilot, condition, timeout: float = 10.0, *, then_settle: bool = True) -> None:
+async def wait_for(pilot, condition, timeout: float = PATIENCE, *,
+                   then_settle: bool = True) -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not condition():
@@ -38,6 +39,25 @@ async def wait_for(pilot, condition, timeout: float = 10.0, *, then_settle: bool
         await pilot.pause(0.02)
     if then_settle:
         await settle(pilot)
+
+
+class Gate:
+    """The embedder's gate (``FakeEmbedder.gate``): ``permits`` batches pass, the next waits
+    for :meth:`release` (as long as a test waits for anything, whatever bound the embedder
+    asks) with ``held`` set: a batch is in hand."""
+
+    def __init__(self, permits: int) -> None:
+        self._permits = threading.Semaphore(permits)
+        self.held = threading.Event()
+
+    def acquire(self, timeout: float | None = None) -> bool:
+        if self._permits.acquire(blocking=False):
+            return True
+        self.held.set()
+        return self._permits.acquire(timeout=PATIENCE)
+
+    def release(self) -> None:
+        self._permits.release()
 
 
 # ----- the mode label ---------------------------------------------------------------------------
@@ -95,11 +115,12 @@ async def test_label_says_the_model_is_not_installed(sample, config_dir):
     embed_all(store, FakeEmbedder())
     app = make_app(store, config_dir)
     app.embedding = fake_service(problem="the embedding runtime is not installed")
+    notes = said(app)  # a notice's toast may be gone before a loaded machine looks
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         await wait_for(pilot, lambda: app.embedding.state == "failed")
         assert "keyword only: the model is not installed" in label_of(app)
-        told = [n.message for n in app._notifications]
+        told = [n.message for n in notes]
         assert told.count("Hybrid recall stays keyword-only: the embedding runtime is not "
                           "installed") == 1
         await type_search(pilot, "sessions")
@@ -318,7 +339,8 @@ async def test_reembed_cancel_stops_between_batches_and_counts_truly(sample, con
     store, _ = sample
     todo = facts_without(store)
     embedder = FakeEmbedder()
-    embedder.gate = threading.Semaphore(2)  # two batches may run; the third waits
+    gate = Gate(2)  # two batches may run; the third waits
+    embedder.gate = gate  # type: ignore[assignment]
     app = make_app(store, config_dir)
     app.embedding = fake_service(embedder, requested=False)
     async with app.run_test(size=(160, 40)) as pilot:
@@ -327,13 +349,13 @@ async def test_reembed_cancel_stops_between_batches_and_counts_truly(sample, con
 
         app.push_screen(Screen(batch=4))
         screen = app.screen
-        await wait_for(pilot, lambda: screen.embedded == 8, then_settle=False)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: screen.embedded == 8 and gate.held.is_set(),
+                       then_settle=False)
         assert not screen.finished  # the third batch is held in hand…
         await pilot.press("escape")  # …and cancelled: dropped whole, never half written
         assert "stopping after the batch in hand" in screen.query_one(
             "#reembed-status").render().plain
-        embedder.gate.release()
+        gate.release()
         await wait_for(pilot, lambda: screen.finished)
         assert embedder.batches == 3
         written = store.embedded_count()
@@ -486,22 +508,21 @@ async def test_first_load_in_the_background_with_its_progress(sample, config_dir
     def downloading(progress):  # noqa: ANN001, ANN202
         progress("onnx/model.onnx", 0, 200)
         progress("onnx/model.onnx", 100, 200)
-        release.wait(10)
+        release.wait(PATIENCE)
         return embedder
 
     app = make_app(store, config_dir)
     app.embedding = EmbeddingService(requested=True, loader=downloading, problem=lambda: None)
+    notes = said(app)  # kept past the notice's expiry, which a loaded machine outlasts
     async with app.run_test(size=(160, 40)) as pilot:
         await wait_for(pilot, lambda: app.screen.query("#recall-status")
                        and "(50%)" in label_of(app), then_settle=False)
         assert "keyword only until the model loads (50%)" in label_of(app)
-        # read before typing: the notice expires after a few seconds, which typing under load
-        # can outlast (it is told in the same change that puts "(50%)" in the label)
         # (the label and the notice come from one change, but a loaded machine can paint the
-        # label a frame before the notice is posted: wait for it, never past its expiry)
+        # label a frame before the notice is posted: wait for it)
         await wait_for(pilot, lambda: any(
             n.message.startswith("Downloading the embedding model once")
-            for n in app._notifications), timeout=3.0, then_settle=False)
+            for n in notes), then_settle=False)
         box = app.screen.query_one("#search", Input)
         box.focus()
         await pilot.press(*"sessions")

@@ -103,7 +103,7 @@ def test_two_processes_saving_settings_at_once_never_fail(tmp_path: Path) -> Non
 async def test_the_app_says_the_repos_file_is_damaged_and_keeps_it(tmp_path: Path) -> None:
     from memharness_tui.store import Store
 
-    from .conftest import make_app, settle
+    from .conftest import make_app, said, settle
 
     cfg = tmp_path / "config"
     cfg.mkdir()
@@ -113,13 +113,14 @@ async def test_the_app_says_the_repos_file_is_damaged_and_keeps_it(tmp_path: Pat
     with Store.open(str(db)) as store:
         store.remember("s", "a fact")
         app = make_app(store, cfg)
+        told = said(app)  # a notice's toast may be gone before a loaded machine looks
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
-            notes = [n.message for n in app._notifications]
+            notes = [n.message for n in told]
             assert any(str(cfg / REPOS_FILE) in n and "not valid JSON" in n
                        and "fix or remove it" in n for n in notes), notes
             app.repo_prefs.choose(["/repo/b"])  # choosing repos must not wipe the other lists
             await settle(pilot)
-            notes = [n.message for n in app._notifications]
+            notes = [n.message for n in told]
             assert any(n.startswith("Repos changed but not saved: ") for n in notes), notes
     assert (cfg / REPOS_FILE).read_text() == broken

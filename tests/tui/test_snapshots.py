@@ -16,7 +16,7 @@ from memharness_tui.store import FakeClock, Store
 from memharness_tui.tui.app import MemharnessApp
 from memharness_tui.tui.state import SessionNews
 
-from .conftest import CLOCK_START, NOW, Sample, build_sample, make_app, settle
+from .conftest import CLOCK_START, NOW, Sample, build_sample, make_app, settle, toasts_stay
 
 WIDE = (160, 48)
 NARROW = (80, 24)
@@ -249,7 +249,9 @@ def empty_store_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """The app on a file that does not exist yet (relative path: the same on screen every run)."""
     monkeypatch.chdir(tmp_path)
     clock = FakeClock(CLOCK_START, step_ms=0)
-    return make_app(lambda: Store.open("new.db", clock=clock), tmp_path / "config")
+    app = make_app(lambda: Store.open("new.db", clock=clock), tmp_path / "config")
+    toasts_stay(app)  # the new store's notice is in the picture, however slow the start
+    return app
 
 
 def test_empty_store_welcome_narrow(snap_compare, empty_store_app):

@@ -15,7 +15,7 @@ from memharness_tui.tui import themes as themes_mod
 from memharness_tui.tui.screens.main import MainScreen
 from memharness_tui.tui.screens.modals import ThemePicker
 
-from .conftest import make_app, settle
+from .conftest import make_app, said, settle
 
 GOOD = 'name = "my-ocean"\nprimary = "#0077BE"\ndark = true\n'
 BAD_FILES = {
@@ -56,8 +56,9 @@ def write_themes(config_dir: Path, files: dict[str, str], saved: str | None = No
         (config_dir / "settings.json").write_text(json.dumps({"theme": saved}))
 
 
-def notices(app, word: str) -> list[str]:
-    return [n.message for n in app._notifications if word in (n.title or "").lower()]
+def notices(told, word: str) -> list[str]:
+    """The messages of the notices ``said`` kept whose title has ``word``."""
+    return [n.message for n in told if word in (n.title or "").lower()]
 
 
 def test_textual_themes_that_cannot_be_drawn_are_found() -> None:
@@ -95,13 +96,14 @@ async def test_a_saved_ansi_theme_starts_with_the_default_and_a_notice(sample, c
     store, _ = sample
     write_themes(config_dir, {}, saved=saved)
     app = make_app(store, config_dir)
+    told = said(app)  # a notice's toast may be gone before a loaded machine looks
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
         await pilot.press("4")  # the staleness tab draws in theme colours (it crashed here)
         await settle(pilot)
         assert app.theme == "memharness-dark"
-        [notice] = notices(app, "saved theme")
+        [notice] = notices(told, "saved theme")
         assert f"'{saved}'" in notice and "cannot be used" in notice and "\n" not in notice
     # the setting is left as it was: the user may still want it back
     assert json.loads((config_dir / "settings.json").read_text()) == {"theme": saved}
@@ -125,30 +127,31 @@ async def test_bad_theme_files_are_reported_and_skipped_at_start(sample, config_
     files = {name: body for name, (body, _) in BAD_FILES.items()}
     write_themes(config_dir, {**files, "mine.toml": GOOD}, saved="t-nan")
     app = make_app(store, config_dir)
+    told = said(app)  # a notice's toast may be gone before a loaded machine looks
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
         assert app.theme == "memharness-dark" and "my-ocean" in app.available_themes
-        [report] = notices(app, "skipped")
+        [report] = notices(told, "skipped")
         lines = report.split("\n")
         assert sorted(line.split(":")[0] for line in lines) == sorted(BAD_FILES)
         for line in lines:
             assert BAD_FILES[line.split(":")[0]][1] in line
         assert "\x1b" not in report and "\u202e" not in report
-        [notice] = notices(app, "saved theme")
+        [notice] = notices(told, "saved theme")
         assert "'t-nan'" in notice and "not installed" in notice
 
 
 async def test_a_theme_that_cannot_be_used_is_neither_applied_nor_saved(sample, config_dir):
     store, _ = sample
     app = make_app(store, config_dir)
+    told = said(app)  # a notice's toast may be gone before a loaded machine looks
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         app.themes.choose("ansi-dark")
         await settle(pilot)
         assert app.theme == "memharness-dark"
-        assert any("ansi-dark" in n.message and n.severity == "error"
-                   for n in app._notifications)
+        assert any("ansi-dark" in n.message and n.severity == "error" for n in told)
     assert not (config_dir / "settings.json").exists()
 
 

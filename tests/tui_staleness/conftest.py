@@ -14,7 +14,7 @@ from memharness_tui.tui.app import MemharnessApp
 from memharness_tui.tui.state import StalenessOptions
 from memharness_tui.tui.widgets.dashboard import StalenessDashboard
 
-from ..tui.conftest import drain, make_app
+from ..tui.conftest import PATIENCE, drain, make_app, until
 from .helpers import APP_NOW, CLOCK_START, FakeTimer, Shop, build_repo, shop_facts
 
 DB = "memory.db"
@@ -61,12 +61,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
 async def ready(pilot: Any) -> StalenessDashboard:
     """Wait for the main screen, show the Staleness tab, and let the loads settle."""
     app = pilot.app
-    for _ in range(200):
-        if app.main_screen() is not None:
-            break
-        await pilot.pause(0.01)
-    else:
-        raise AssertionError("the main screen never appeared (200 waits of 10 ms)")
+    await until(pilot, lambda: app.main_screen() is not None, "the main screen")
     await pilot.press("4")
     await settle(pilot)
     dash = app.screen.query_one("#staleness-pane", StalenessDashboard)
@@ -76,8 +71,11 @@ async def ready(pilot: Any) -> StalenessDashboard:
 
 async def drift_settled(pilot: Any, dash: StalenessDashboard) -> None:
     """Wait until the rows on screen have their drift and triage (computed in a worker after layout)."""
+    import time
+
     calm = 0
-    for _ in range(300):
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
         await settle(pilot, 1)
         pending = [fid for fid in dash.panel.visible_ids()
                    if (info := dash.panel.rows.get(fid)) is not None
@@ -91,7 +89,7 @@ async def drift_settled(pilot: Any, dash: StalenessDashboard) -> None:
     else:
         panel = dash.panel
         raise AssertionError(
-            f"the flagged list never settled after 300 rounds: loaded={panel._loaded}, "
+            f"the flagged list never settled in {PATIENCE:g} s: loaded={panel._loaded}, "
             f"needs_load={panel._needs_load}, rows still without drift or triage={pending[:10]}")
     await settle(pilot)
 

@@ -137,3 +137,23 @@ class FakeTimer:
     def __call__(self) -> float:
         self.t += self.step
         return self.t
+
+
+class HeldCheck:
+    """The flagged list's check after a followed pass, held (the follower's ``check_later``):
+    ``due`` lists the delay of each check asked for; :meth:`run` runs them, as their timer
+    would, once the test has looked at the list the pass left."""
+
+    def __init__(self, follower: Any) -> None:
+        self.due: list[float] = []
+        self._callbacks: list[Any] = []
+        follower.check_later = self._later
+
+    def _later(self, delay: float, callback: Any) -> None:
+        self.due.append(delay)
+        self._callbacks.append(callback)
+
+    def run(self) -> None:
+        callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()

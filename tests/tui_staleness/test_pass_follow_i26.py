@@ -9,8 +9,11 @@ from typing import Any
 
 from memharness_tui.store import Store
 from memharness_tui.tui.widgets.header import StatusStrip
+from memharness_tui.tui.widgets.staleness.pass_rows import PASS_CHECK_DELAY
 
+from ..tui.conftest import until
 from .conftest import Env, ready, settle
+from .helpers import HeldCheck
 
 SHOWN = (1, 2, 4, 5, 7, 8, 9)  # id, verdict, fact, reason, pin, subject, repo (not drift/triage)
 
@@ -23,18 +26,31 @@ def picture(panel: Any) -> list[tuple[str, ...]]:
 async def run_pass(pilot: Any, dash: Any) -> None:
     """Press s and wait for the pass to end, without error."""
     await pilot.press("s")
-    for _ in range(600):
-        await pilot.pause(0.02)
-        if dash.state is not None and dash.state.done:
-            break
+    await until(pilot, lambda: dash.state is not None and dash.state.done, "the pass's end")
     assert dash.state is not None and dash.state.done and not dash.state.error
 
 
-async def checked_equals_store(pilot: Any, panel: Any, env: Env) -> None:
+async def check_due(pilot: Any, held: HeldCheck) -> None:
+    """Wait for the followed pass to ask for its check (held: the list stays as the pass
+    left it), ``PASS_CHECK_DELAY`` after its end."""
+    await until(pilot, lambda: held.due, "the check after the pass asked for")
+    assert held.due == [PASS_CHECK_DELAY]
+
+
+async def run_check(pilot: Any, panel: Any, held: HeldCheck) -> None:
+    """Run the held check (as its timer would) and wait for the load it asks for to end."""
+    seq = panel._load_seq
+    held.run()
+    assert not panel.follower.checking
+    await until(pilot, lambda: panel._load_seq > seq and not panel._needs_load
+                and not panel._loads_running and not panel._loading, "the check's load")
+    await settle(pilot)
+
+
+async def checked_equals_store(pilot: Any, panel: Any, env: Env, held: HeldCheck) -> None:
     """After the check that follows a pass, the list is the store's, cell by cell."""
-    await settle(pilot)
-    await pilot.pause(0.7)  # the check after the pass (PASS_CHECK_DELAY)
-    await settle(pilot)
+    await check_due(pilot, held)
+    await run_check(pilot, panel, held)
     reader = Store.open(str(env.db), readonly=True)
     try:
         fresh = reader.flagged()
@@ -72,11 +88,11 @@ async def test_the_list_is_whole_when_a_pass_ends_and_equals_a_fresh_load(env: E
             at_end.append(picture(panel))  # what the screen holds as the pass ends
 
         dash._finished = finishing  # type: ignore[method-assign]
+        held = HeldCheck(panel.follower)
         await run_pass(pilot, dash)
+        await check_due(pilot, held)
         assert reads == []  # the list followed the verdicts: no flagged row read again
-        await settle(pilot)
-        await pilot.pause(0.7)  # the check after the pass (PASS_CHECK_DELAY)
-        await settle(pilot)
+        await run_check(pilot, panel, held)
         assert reads, "after the pass the list is loaded from the store once, to check it"
 
         reader = Store.open(str(env.db), readonly=True)
@@ -128,14 +144,10 @@ async def test_a_write_while_a_pass_is_followed_is_in_the_list_after_it(env: Env
             wrote(verdicts)
 
         follower.wrote = retract_then_write  # type: ignore[method-assign]
-        await pilot.press("s")
-        for _ in range(600):
-            await pilot.pause(0.02)
-            if dash.state is not None and dash.state.done:
-                break
-        await settle(pilot)
-        await pilot.pause(0.7)
-        await settle(pilot)
+        held = HeldCheck(follower)
+        await run_pass(pilot, dash)
+        await check_due(pilot, held)
+        await run_check(pilot, panel, held)
         reader = Store.open(str(env.db), readonly=True)
         try:
             fresh = reader.flagged()
@@ -174,11 +186,12 @@ async def test_rows_read_slower_than_the_pass_still_follow_it(env: Env) -> None:
 
         service.flagged = counted  # type: ignore[method-assign]
         service.facts_by_id = slow  # type: ignore[method-assign]
+        held = HeldCheck(panel.follower)
         await run_pass(pilot, dash)
-        await settle(pilot)
+        await check_due(pilot, held)  # once the late rows came
         assert ended == [True]
         assert reads == []  # the late rows were waited for, not replaced by a whole read
-        await checked_equals_store(pilot, panel, env)
+        await checked_equals_store(pilot, panel, env, held)
         assert reads, "after the pass the list is loaded from the store once, to check it"
 
 
@@ -187,17 +200,38 @@ async def test_a_long_list_takes_a_pass_in_less_often_and_whole_at_its_end(
     """Every verdict taken in rebuilds the whole list (~50 ms at 28k rows, on the UI thread):
     a long one takes them in at most every ``LONG_LIST_EVERY``; what it held back is in it the
     moment the pass ends."""
+    import threading
     import time
 
     from memharness_tui.tui.widgets.staleness import pass_rows
 
+    from ..tui.conftest import PATIENCE
+
     monkeypatch.setattr(pass_rows, "LONG_LIST", 0)  # every list is long here
     monkeypatch.setattr(pass_rows, "LONG_LIST_EVERY", 60)  # and takes verdicts in once a pass
-    app = env.app(batch_size=2, throttle=lambda ev: time.sleep(0.05))  # every batch is shown
+    applied: list[Any] = []  # the progress events the dashboard has shown
+    shown = threading.Condition()
+
+    def one_at_a_time(ev: Any) -> None:  # the pass thread: every batch is shown on its own
+        with shown:
+            shown.wait_for(lambda: any(e is ev for e in applied), timeout=PATIENCE)
+
+    app = env.app(batch_size=2, throttle=one_at_a_time)
     async with app.run_test(size=(160, 44)) as pilot:
         dash = await ready(pilot)
         panel = dash.panel
         follower = panel.follower
+        now = time.monotonic()
+        follower.clock = lambda: now  # the pass takes no time: within LONG_LIST_EVERY
+        apply = dash.apply
+
+        def applying(st: Any, ev: Any) -> None:
+            apply(st, ev)
+            with shown:
+                applied.append(ev)
+                shown.notify_all()
+
+        dash.apply = applying  # type: ignore[method-assign]
         sizes: list[int] = []  # the list's length after each batch the dashboard hands it
         batch = follower.batch
 
@@ -215,6 +249,7 @@ async def test_a_long_list_takes_a_pass_in_less_often_and_whole_at_its_end(
             at_end.append([f.id for f in panel.flagged])
 
         dash._finished = finishing  # type: ignore[method-assign]
+        held = HeldCheck(follower)
         await run_pass(pilot, dash)
         assert len(sizes) >= 3 and len(set(sizes)) == 1  # taken in once, then held
         reader = Store.open(str(env.db), readonly=True)
@@ -223,4 +258,4 @@ async def test_a_long_list_takes_a_pass_in_less_often_and_whole_at_its_end(
         finally:
             reader.close()
         assert at_end == [fresh] and len(fresh) > sizes[0]  # whole as the pass ends
-        await checked_equals_store(pilot, panel, env)
+        await checked_equals_store(pilot, panel, env, held)

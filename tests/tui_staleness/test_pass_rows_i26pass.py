@@ -16,7 +16,7 @@ from memharness_tui.tui.state import StalenessOptions
 from memharness_tui.tui.widgets.staleness.row_analysis import PASS_DRIFT_DELAY
 
 from .conftest import Env, Stepper, ready, settle
-from .helpers import FakeTimer
+from .helpers import FakeTimer, HeldCheck
 from .test_pass_follow_i26 import checked_equals_store, picture, run_pass
 
 
@@ -69,11 +69,12 @@ async def test_the_rows_read_ahead_are_the_pass_rows_and_its_batches_are_made_re
             at_end.append(picture(panel))
 
         dash._finished = finishing  # type: ignore[method-assign]
+        held = HeldCheck(panel.follower)  # the check after the pass, run when looked at
         await run_pass(pilot, dash)
         assert dash.controller.in_child(dash.state)  # the pass ran in the pass process
         assert reads == []  # its rows were read while the tab was looked at
         assert threads and not any(threads)  # every batch made ready in the pass's thread
-        await checked_equals_store(pilot, panel, env)
+        await checked_equals_store(pilot, panel, env, held)
         assert at_end == [picture(panel)]  # whole as the pass ended
 
 
@@ -98,11 +99,12 @@ async def test_a_write_after_the_read_ahead_reads_the_rows_again_at_the_pass_sta
             await asyncio.sleep(0.01)
         assert app.store_revision != revision
         await settle(pilot)
+        held = HeldCheck(panel.follower)  # the check after the pass, run when looked at
         await run_pass(pilot, dash)
         assert len(reads) == 1  # the rows read ahead were not the store's any more
         await settle(pilot)
         assert new_id in [f.id for f in panel.flagged]
-        await checked_equals_store(pilot, panel, env)
+        await checked_equals_store(pilot, panel, env, held)
 
 
 async def test_rows_on_screen_wait_for_drift_while_a_pass_writes_and_get_it_after(

@@ -164,6 +164,11 @@ class PassFollower:
         #: called as each read ahead starts on a store small enough (the pass process reads
         #: the pins then: the dashboard's)
         self.on_ahead: Callable[[], None] | None = None
+        #: the clock of the pacing above (``AHEAD_EVERY``, ``LONG_LIST_EVERY``; a test's own)
+        self.clock: Callable[[], float] = time.monotonic
+        #: runs the check ``PASS_CHECK_DELAY`` after a followed pass (the panel's timer; a
+        #: test holds it, to look at the list the pass left, then runs it)
+        self.check_later: Callable[[float, Callable[[], None]], object] = panel.set_timer
 
     @property
     def _revision(self) -> int:
@@ -191,12 +196,12 @@ class PassFollower:
         if ahead is not None and ahead[0] == self._revision \
                 and ahead[1].state not in (WorkerState.ERROR, WorkerState.CANCELLED):
             return  # still the store's rows (or being read)
-        wait = self._ahead_at + AHEAD_EVERY - time.monotonic()
+        wait = self._ahead_at + AHEAD_EVERY - self.clock()
         if wait > 0:
             if self._ahead_timer is None:
                 self._ahead_timer = panel.set_timer(wait, self._ahead_due)
             return
-        self._ahead_at = time.monotonic()
+        self._ahead_at = self.clock()
         self._ahead = (self._revision, panel.run_worker(
             self._read_all(), group="flagged-ahead", exclusive=True, exit_on_error=False))
 
@@ -304,7 +309,7 @@ class PassFollower:
         held_verdicts.extend(verdicts)
         held_prepared.extend(prepared)
         if len(self._panel.flagged) > LONG_LIST \
-                and time.monotonic() - self._taken_at < LONG_LIST_EVERY:
+                and self.clock() - self._taken_at < LONG_LIST_EVERY:
             return
         self._take_held()
 
@@ -312,7 +317,7 @@ class PassFollower:
         (verdicts, prepared), self._held = self._held, ([], [])
         if not verdicts:
             return
-        self._taken_at = time.monotonic()
+        self._taken_at = self.clock()
         self._prepared = prepared
         self.wrote(verdicts)
 
@@ -353,7 +358,7 @@ class PassFollower:
         rows.stop()
         if followed:
             self.checking = True
-            self._panel.set_timer(PASS_CHECK_DELAY, self._check)
+            self.check_later(PASS_CHECK_DELAY, self._check)
             self._panel.analysis.schedule_drift()  # held while the pass ran
         elif reload:
             self._panel.reload()
