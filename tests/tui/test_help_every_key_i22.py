@@ -18,7 +18,8 @@ from .hybrid_helpers import FakeEmbedder, fake_service
 
 # Where each class's keys are checked in help: tests/tui/test_flows.py
 # (test_help_lists_every_key), tests/tui/test_hygiene_tab.py (test_help_lists_the_tabs_keys),
-# tests/tui/test_context_screen.py, tests/tui/test_review_screen.py and this file. A class that binds a key and is in none of them fails the last test.
+# tests/tui/test_context_screen.py, tests/tui/test_review_screen.py,
+# tests/tui/test_purge_action.py and this file. A class that binds a key and is in none of them fails the last test.
 CHECKED = {
     "test_flows": {"MemharnessApp", "MainScreen", "ResultsTable", "RecallPane", "SubjectsPane",
                    "DiffPane", "StalenessDashboard", "FlaggedPanel", "HygienePane",
@@ -29,6 +30,7 @@ CHECKED = {
     "this file": {"Welcome", "ReembedScreen"},
     "test_context_screen": {"ContextScreen"},
     "test_review_screen": {"ReviewScreen"},
+    "test_purge_action": {"PurgePreview"},
 }
 
 

@@ -103,3 +103,17 @@ async def test_merging_facts_that_disagree_asks_which_is_true(tmp_path: Path) ->
         await pilot.press("escape")
     with Store.open(str(db), readonly=True) as s:
         assert sorted(f.id for f in s.list_facts("project:api")) == [1, 2]
+
+
+async def test_the_purge_previews_keys_are_in_help(tmp_path: Path) -> None:
+    from .help_keys import classes_with_keys, missing, read_help
+
+    db = tmp_path / "memory.db"
+    leaky(db)
+    app = make_app(lambda: Store.open(str(db)), tmp_path / "config")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_tab(pilot)
+        await pilot.press("x")
+        await modal(pilot, PurgePreview)
+        text = await read_help(pilot, palette=True)  # a modal: help from the palette
+    assert missing(text, classes_with_keys()["PurgePreview"]) == []
