@@ -54,12 +54,15 @@ def _opening_window(app, above: int = 0) -> None:  # noqa: ANN001
 
 
 async def test_the_opening_shows_a_labelled_first_screen_then_the_exact_list(
-        sample, config_dir, calls):
+        sample, config_dir, calls, monkeypatch):
     store, _ = sample
     assert first_ids(store, "") != exact_ids(store, "")
+    # the opening is sent as the app is built (as the console script builds it)
+    monkeypatch.setattr(app_early, "OPENING_FIRST_SCREEN_ABOVE", 0)
+    monkeypatch.setattr(app_early, "FIRST_SCREEN_WINDOW", WINDOW)
+    gate = calls.hold("recall", "")  # the exact opening waits
     app = make_app(store, config_dir)
     _opening_window(app)
-    gate = calls.hold("recall", "")  # the exact opening waits
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: _first_screen_shown(app), "the opening's first screen")
         assert shown_ids(app) == first_ids(store, "")
