@@ -68,13 +68,13 @@ CLI_CONTRACT_TESTS = "tests/staleness/test_cli_contract.py"
 WAL_PAGES = "memharness_tui/store/wal_pages.py"
 LEDGER = "memharness_tui/store/current_ledger.py"
 LEDGER_TESTS = "tests/store/test_counts_ledger.py"
-LEDGER_R7 = "tests/store/test_counts_ledger_mutants_r7.py"
-LEDGER_R8 = "tests/store/test_counts_ledger_i26header.py"
+LEDGER_R7 = "tests/store/test_counts_ledger_edges.py"
+LEDGER_R8 = "tests/store/test_counts_ledger_after_restart.py"
 DB = "memharness_tui/store/db.py"
 RECALLS = "memharness_tui/tui/services/recalls.py"
-FIRST_SCREEN_TESTS = "tests/tui/test_first_screen_recall_i26.py"
+FIRST_SCREEN_TESTS = "tests/tui/test_first_screen_recall.py"
 FOOTER = "memharness_tui/tui/perf/footer.py"
-APP_STATE_R7 = "tests/tui/test_app_state_mutants_r7.py"
+APP_STATE_R7 = "tests/tui/test_app_state_edges.py"
 
 #: tests run for a mutation that names none, by package
 PACKAGE_TESTS: dict[str, tuple[str, ...]] = {
@@ -305,7 +305,7 @@ MUTATIONS: list[Mutation] = [
       "verdicts = self._stop_if(self._write, store, verdicts)",
       "self._stop_if(self._write, store, verdicts)",
       "a batch's event lists the verdicts of rows skipped mid-pass (never written)",
-      tests=(RUNNER_TESTS, "tests/staleness/test_runner_mutants_r7.py")),
+      tests=(RUNNER_TESTS, "tests/staleness/test_runner_edges.py")),
     M("runner.stale-ids-dropped", RUNNER,
       "stale_ids.append(v[0])", "pass",
       "the report lists no stale ids", tests=(RUNNER_TESTS,)),
@@ -639,43 +639,43 @@ MUTATIONS: list[Mutation] = [
       "    return (\n        is_wal_file(path)\n        and not os.path.exists(path + \"-wal\")",
       "a read-only open beside an open store opens and closes the file first, dropping this "
       "process's locks: another process's close then deletes the -wal and -shm in use",
-      tests=("tests/store/test_places_i26header.py",)),
+      tests=("tests/store/test_wal_places.py",)),
     M("cli.launch-db-unchecked", "memharness_tui/launch.py",
       "        check_db(db)\n        return open_app(db, readonly)",
       "        return open_app(db, readonly)",
       "the app's front door opens a --db that is a folder, a FIFO or in a missing folder",
-      tests=("tests/test_launch_i26.py",)),
+      tests=("tests/test_launch.py",)),
     M("cli.launch-abbreviation-taken", "memharness_tui/launch.py",
       "        elif arg.startswith(\"--db=\"):",
       "        elif arg.startswith(\"--d\"):",
       "the front door reads an unknown flag as --db instead of leaving it to the full parser",
-      tests=("tests/test_launch_i26.py",)),
+      tests=("tests/test_launch.py",)),
     M("tui.screen-sheets-late", "memharness_tui/tui/app.py",
       "        self.css_path = [*self.css_path, *tcss.screen_sheets()]",
       "        self.css_path = list(self.css_path)",
       "a screen's first push re-parses the app's CSS and re-styles every widget",
-      tests=("tests/tui/test_screen_sheets_i26.py",)),
+      tests=("tests/tui/test_screen_sheets.py",)),
     M("tui.start-theme-variables", "memharness_tui/tui/perf/theme.py",
       "    app.stylesheet.set_variables(app.get_css_variables())",
       "    pass",
       "the saved theme's classes are set but the CSS is parsed with the default theme's colours",
-      tests=("tests/tui/test_start_theme_i26.py",)),
+      tests=("tests/tui/test_start_theme.py",)),
     M("tui.first-resume-restyled", "memharness_tui/tui/perf/frames.py",
       "            event.refresh_styles = False",
       "            pass",
       "a screen just composed is re-styled whole on its first resume",
-      tests=("tests/tui/test_first_resume_i26.py",)),
+      tests=("tests/tui/test_first_resume.py",)),
     M("tui.opening-first-screen-dropped", "memharness_tui/tui/services/opening.py",
       "        return quick.result()",
       "        return None",
       "the opening's first screen on a large store is never shown: the screen waits for the "
       "exact list",
-      tests=("tests/tui/test_opening_first_screen_i26.py",)),
+      tests=("tests/tui/test_opening_first_screen.py",)),
     M("tui.opening-first-screen-exact", "memharness_tui/tui/services/opening.py",
       "                or self._revision() != self._sent_at or self._recall is None):",
       "                or self._revision() != self._sent_at):",
       "the opening's first screen is shown after the exact list was taken",
-      tests=("tests/tui/test_opening_first_screen_i26.py", "tests/tui/test_early_start.py"),
+      tests=("tests/tui/test_opening_first_screen.py", "tests/tui/test_early_start.py"),
       survives="equivalent today: the pane asks for the first screen only as it mounts, after "
                "``result`` found no exact list and before its first search takes it"),
     M("store.ledger-no-deletion-check", LEDGER,
@@ -710,7 +710,7 @@ MUTATIONS: list[Mutation] = [
     M("tui.first-screen-on-refresh", "memharness_tui/tui/widgets/recall_answer.py",
       "if refresh or asked.vector is not None", "if asked.vector is not None",
       "a refresh after a write shows a 'not yet exact' first screen before the exact list",
-      tests=(FIRST_SCREEN_TESTS, "tests/tui/test_first_screen_mutants_r7.py")),
+      tests=(FIRST_SCREEN_TESTS, "tests/tui/test_first_screen_edges.py")),
     M("tui.keys-binding-before-typed", "memharness_tui/tui/perf/keys.py",
       "    box.call_later(_in_turn, app, box, event)\n",
       "    await _in_turn(app, box, event)\n",
@@ -723,19 +723,19 @@ MUTATIONS: list[Mutation] = [
     M("tui.footer-help-drops", FOOTER,
       " if kept[i][3] not in KEEP]", "]",
       "a narrow footer may leave out Help, the one key that lists every other",
-      tests=("tests/tui/test_footer_fit_i21.py",)),
+      tests=("tests/tui/test_footer_fit.py",)),
     M("tui.footer-exact-fit-drops", FOOTER,
       "sum(_width(k, pad) for k in kept) > room:", "sum(_width(k, pad) for k in kept) >= room:",
-      "a key that exactly fits the footer is left out", tests=("tests/tui/test_footer_fit_i21.py",)),
+      "a key that exactly fits the footer is left out", tests=("tests/tui/test_footer_fit.py",)),
     M("tui.session-new-pass-keeps-reasons", "memharness_tui/tui/state.py",
       "            session = replace(session, reasons=MappingProxyType({}))\n",
       "            pass\n",
       "a new pass keeps the last pass's reasons for facts it no longer flags",
-      tests=("tests/tui_staleness/test_session_state_i22.py", APP_STATE_R7)),
+      tests=("tests/tui_staleness/test_session_state.py", APP_STATE_R7)),
     M("tui.travel-empty-is-a-time", "memharness_tui/tui/app.py",
       "        self.as_of = when or None\n", "        self.as_of = when\n",
       "travelling to '' (the box emptied) sets as_of to an empty time instead of now",
-      tests=(APP_STATE_R7, "tests/tui_staleness/test_session_state_i22.py")),
+      tests=(APP_STATE_R7, "tests/tui_staleness/test_session_state.py")),
     M("tui.gone-check-any-path", "memharness_tui/tui/editing.py",
       "if at_head is None or path != at_head.pinned or head is None",
       "if at_head is None or head is None",
@@ -746,7 +746,7 @@ MUTATIONS: list[Mutation] = [
       " or commit is None:",
       "a rewrite pinned to an older commit, where the file still exists, is refused too",
       tests=("tests/tui_staleness/test_rewrite_gone_file.py",
-             "tests/tui_staleness/test_rewrite_gone_file_mutants_r7.py")),
+             "tests/tui_staleness/test_rewrite_gone_file_edges.py")),
 ]
 
 

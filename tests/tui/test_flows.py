@@ -254,7 +254,7 @@ async def test_detail_shows_both_time_axes_and_the_pin(sample, config_dir):
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         # the reason reaches the app as a pass's verdicts do (the pass from a real repo:
-        # tests/tui_staleness/test_session_state_i22.py); its pins here name no real commit
+        # tests/tui_staleness/test_session_state.py); its pins here name no real commit
         app.post_message(SessionNews(reasons={info.stale: reason}))
         await settle(pilot)
         app.open_fact(info.stale)

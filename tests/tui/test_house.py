@@ -99,3 +99,15 @@ def test_the_package_names_no_issue_or_round() -> None:
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if tag.search(line) or tag.search(path.name)]
     assert found == [], found
+
+
+def test_no_file_is_named_after_an_issue_or_a_round() -> None:
+    """A test module says what it tests (``test_pass_follow``), not when it came
+    (``_i26``, ``_mutants_r7``)."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    tag = re.compile(r"_i\d{2}([a-z_]|$)|_r\d+$|_mutants_r\d")
+    named = [str(p.relative_to(root)) for folder in ("memharness_tui", "tests", "bench", "scripts")
+             for p in (root / folder).rglob("*") if tag.search(p.stem)]
+    assert named == [], named

@@ -13,7 +13,7 @@ from memharness_tui.tui.widgets.recall import RecallPane
 from .conftest import make_app, settle
 from .hybrid_helpers import MODEL, FakeEmbedder, embed_all, fake_service
 from .test_flows import ids_in, type_search
-from .test_hybrid_app_i24 import label_of, wait_for
+from .test_hybrid_app import label_of, wait_for
 
 
 async def test_a_damaged_vector_turns_the_label_to_what_the_agent_gets(

@@ -9,7 +9,7 @@ from memharness_tui.tui.screens.reembed import ReembedScreen
 
 from .conftest import make_app, settle
 from .hybrid_helpers import FakeEmbedder, fake_service
-from .test_hybrid_app_i24 import facts_without, wait_for
+from .test_hybrid_app import facts_without, wait_for
 
 
 async def test_facts_written_between_batches_are_counted_in_the_total(

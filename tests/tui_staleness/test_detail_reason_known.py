@@ -7,7 +7,7 @@ from memharness_tui.tui.screens.detail import FactDetailScreen
 
 from . import test_triage_ui
 from .conftest import settle
-from .test_detail_triage_i21 import pin_triage
+from .test_detail_triage import pin_triage
 from .test_triage_ui import Tri, after_pass, until
 
 tri = test_triage_ui.tri  # the fixture: a repo with one fact per triage outcome

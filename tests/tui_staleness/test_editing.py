@@ -14,7 +14,7 @@ from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 
 from .conftest import DB, Env, Stepper, ready, settle, shown_summary
 from .helpers import rows
-from .screen_i22 import triage_said
+from .screen_reading import triage_said
 
 
 async def flagged_after_pass(pilot, env: Env):

@@ -16,7 +16,7 @@ from memharness_tui.tui.widgets.staleness.controller import PassProgressed
 
 from .conftest import Env, Stepper, ready, settle, shown_summary
 from .helpers import EXPECTED, rows
-from .screen_i22 import shown_error
+from .screen_reading import shown_error
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

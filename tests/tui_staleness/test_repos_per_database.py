@@ -16,7 +16,7 @@ from memharness_tui.tui.screens.confirm import ConfirmScreen
 
 from .conftest import Env, ready, settle, shown_summary
 from .helpers import commit, git, rows
-from .screen_i22 import shown_error
+from .screen_reading import shown_error
 
 
 def other_repo(root: Path) -> Path:

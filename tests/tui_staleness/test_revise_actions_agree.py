@@ -10,7 +10,7 @@ from memharness_tui.tui.screens.revise import ReviseScreen
 
 from .conftest import Env, ready, settle
 from .helpers import rows
-from .screen_i22 import triage_said, triage_toasts
+from .screen_reading import triage_said, triage_toasts
 from .test_editing import cursor_to, flagged_after_pass, open_revise
 
 LEFT = "was retracted by an agent since you looked; left as it is"

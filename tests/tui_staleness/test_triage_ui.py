@@ -20,7 +20,7 @@ from memharness_tui.tui.widgets.staleness.flagged_table import FlaggedTable
 from ..tui.conftest import type_text
 from .conftest import Env, Stepper, drift_settled, ready, settle
 from .helpers import UNKNOWN, commit, git, rows
-from .screen_i22 import triage_said, triage_toasts
+from .screen_reading import triage_said, triage_toasts
 
 
 @dataclass

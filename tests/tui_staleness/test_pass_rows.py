@@ -17,7 +17,7 @@ from memharness_tui.tui.widgets.staleness.row_analysis import PASS_DRIFT_DELAY
 
 from .conftest import Env, Stepper, ready, settle
 from .helpers import FakeTimer, HeldCheck
-from .test_pass_follow_i26 import checked_equals_store, picture, run_pass
+from .test_pass_follow import checked_equals_store, picture, run_pass
 
 
 def real_clock_app(env: Env, *, drift_delay: float = 0.0) -> Any:

@@ -17,7 +17,7 @@ from memharness_tui.tui import app_early, gc_policy
 
 from .conftest import make_app, settle
 from .test_early_start import Opened, _app
-from .test_first_screen_recall_i26 import (
+from .test_first_screen_recall import (
     LABEL,
     WINDOW,
     Calls,

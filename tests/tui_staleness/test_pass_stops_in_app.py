@@ -14,7 +14,7 @@ from memharness_tui.store.errors import DiskFull
 
 from .conftest import Env, ready, settle
 from .helpers import rows
-from .screen_i22 import shown_error
+from .screen_reading import shown_error
 
 
 async def wait_done(pilot: Any, dash: Any) -> None:

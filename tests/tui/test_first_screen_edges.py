@@ -6,7 +6,7 @@ provisional one would only replace it with a worse list for a moment."""
 from __future__ import annotations
 
 from .conftest import make_app, settle
-from .test_first_screen_recall_i26 import (  # noqa: F401 - the fixture
+from .test_first_screen_recall import (  # noqa: F401 - the fixture
     HALF_WORD,
     LABEL,
     calls,
