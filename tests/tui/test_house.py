@@ -109,5 +109,6 @@ def test_no_file_is_named_after_an_issue_or_a_round() -> None:
     root = Path(__file__).resolve().parents[2]
     tag = re.compile(r"_i\d{2}([a-z_]|$)|_r\d+$|_mutants_r\d")
     named = [str(p.relative_to(root)) for folder in ("memharness_tui", "tests", "bench", "scripts")
-             for p in (root / folder).rglob("*") if tag.search(p.stem)]
+             for p in (root / folder).rglob("*")
+             if tag.search(p.stem) and "__pycache__" not in p.parts]
     assert named == [], named
