@@ -207,8 +207,20 @@ _SPLIT_AT = re.compile(r"(?<=[.!?])\s+|\s*;\s*")
 
 
 def split_parts(text: str) -> list[str]:
-    """A first cut at a compound fact's assertions: at semicolons and sentence ends."""
-    return [p.strip() for p in _SPLIT_AT.split(text) if p.strip()]
+    """A first cut at a compound fact's assertions: at semicolons and sentence ends. A part
+    begun mid-sentence starts with a capital as the fact did (an all-lowercase first word
+    only: ``iOS``, ``npm-based`` and the like stay as written)."""
+    parts = [p.strip() for p in _SPLIT_AT.split(text) if p.strip()]
+    if not text.lstrip()[:1].isupper():
+        return parts
+    return [_capitalised(p) for p in parts]
+
+
+def _capitalised(part: str) -> str:
+    word = part.split(maxsplit=1)[0]
+    if word.isalpha() and word.islower():
+        return part[0].upper() + part[1:]
+    return part
 
 
 def plan_split(store: Store, fact_id: int, parts: Sequence[str]) -> Plan:

@@ -141,11 +141,20 @@ def test_refile_moves_a_fact_and_keeps_its_chain_pin_and_verdict(store: Store) -
         plan_refile(store, [na], "project:takovm")
 
 
+def test_split_parts_start_with_a_capital_as_the_fact_did() -> None:
+    assert split_parts("Staging deploys run on every push; production deploys need approval") \
+        == ["Staging deploys run on every push", "Production deploys need approval"]
+    assert split_parts("Builds use Xcode 16; iOS builds are signed; npm-based tools lint") \
+        == ["Builds use Xcode 16", "iOS builds are signed", "npm-based tools lint"]
+    assert split_parts("tiny-shop runs on Flask; it listens on 8080") \
+        == ["tiny-shop runs on Flask", "it listens on 8080"]  # the fact began in lowercase
+
+
 def test_split_revises_with_the_first_part_and_adds_the_rest(store: Store) -> None:
     f, _ = store.remember("user", "X is las7 (id 123); the gh CLI is authenticated as las7 here",
                           source_ref="session-9", importance=7, kind="procedural")
     parts = split_parts(store.get(f).fact)
-    assert parts == ["X is las7 (id 123)", "the gh CLI is authenticated as las7 here"]
+    assert parts == ["X is las7 (id 123)", "The gh CLI is authenticated as las7 here"]
     done = apply(store, plan_split(store, f, parts))
     first, rest = done.new_ids
     assert store.get(f).superseded_by == first

@@ -149,14 +149,14 @@ async def test_split_edits_the_parts_and_writes_one_fact_each(hyg, tmp_path: Pat
         await pilot.press("s")
         await modal(pilot, SplitEditor)
         assert app.screen.query_one("#split-parts").text == (
-            "Staging deploys run on every push\nproduction deploys need a tag")
+            "Staging deploys run on every push\nProduction deploys need a tag")  # capitalised
         await pilot.press("ctrl+s")
         await modal(pilot, PlanPreview)
         await pilot.press("y")
         await settle(pilot)
         parts = {f.fact for f in live(store, "deploy")
                  if f.source_agent == "memharness-tui/split"}
-        assert parts == {"Staging deploys run on every push", "production deploys need a tag"}
+        assert parts == {"Staging deploys run on every push", "Production deploys need a tag"}
         assert store.get(flag.ids[0]).superseded_by is not None
         assert flag.key not in {f.key for f in pane.flags}
 
