@@ -17,7 +17,7 @@ from pathlib import Path
 from memharness_tui.paths import cache_dir, config_dir
 
 __all__ = ["SettingsFileDamaged", "Settings", "atomic_write_text", "cache_dir", "config_dir",
-           "database_key", "load_database_entry", "save_database_entry", "load_settings",
+           "database_key", "load_database_entry", "per_database", "save_database_entry", "load_settings",
            "read_config_bytes", "readable_json", "save_settings", "settings_file_problem",
            "user_themes_dir"]
 
@@ -217,9 +217,11 @@ def database_key(db: str | os.PathLike[str] | None) -> str:
         return str(db)
 
 
-def _per_database(path: Path, *, strict: bool) -> dict[str, object]:
+def per_database(path: Path, *, strict: bool, replaced_list: bool = False) -> dict[str, object]:
     """Every database's entry in a ``{database path: value}`` file. A file that cannot be
-    parsed reads as empty — or, ``strict`` (before a save), raises SettingsFileDamaged."""
+    parsed reads as empty — or, ``strict`` (before a save), raises SettingsFileDamaged: saving
+    over it would wipe the other databases' entries. ``replaced_list``: a bare JSON list is an
+    old format this file replaces (read as empty, saved over)."""
     try:
         raw = readable_json(path)
     except SettingsFileDamaged:
@@ -231,7 +233,7 @@ def _per_database(path: Path, *, strict: bool) -> dict[str, object]:
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        if strict:
+        if strict and not (replaced_list and isinstance(raw, list)):
             raise SettingsFileDamaged(path, "does not hold a JSON object of database paths")
         return {}
     return {k: v for k, v in raw.items() if isinstance(k, str)}
@@ -240,7 +242,7 @@ def _per_database(path: Path, *, strict: bool) -> dict[str, object]:
 def load_database_entry(name: str, db: str | os.PathLike[str] | None,
                         folder: Path | None = None) -> dict[str, object]:
     """Database ``db``'s entry (a JSON object) in the settings file ``name``; {} when none."""
-    value = _per_database((folder or config_dir()) / name, strict=False).get(database_key(db))
+    value = per_database((folder or config_dir()) / name, strict=False).get(database_key(db))
     return dict(value) if isinstance(value, dict) else {}
 
 
@@ -253,7 +255,7 @@ def save_database_entry(name: str, db: str | os.PathLike[str] | None,
     target.mkdir(parents=True, exist_ok=True)
     path = target / name
     with folder_lock(target):
-        saved = _per_database(path, strict=True)
+        saved = per_database(path, strict=True)
         saved[database_key(db)] = entry
         atomic_write_text(path, json.dumps(saved, indent=2, sort_keys=True,
                                            ensure_ascii=False) + "\n")

@@ -16,8 +16,9 @@ from memharness_tui.config import (
     SettingsFileDamaged,
     atomic_write_text,
     config_dir,
+    database_key,
     folder_lock,
-    readable_json,
+    per_database,
 )
 from memharness_tui.tui.services.git import find_repo_around, work_tree
 
@@ -36,34 +37,14 @@ def default_repos(cwd: str | os.PathLike[str] | None = None) -> list[str]:
     return [found] if found is not None else []
 
 
-def db_key(db: str | os.PathLike[str] | None) -> str:
-    """The key a database's repos are saved under: its resolved path."""
-    if db is None or str(db) == ":memory:":
-        return ":memory:"
-    try:
-        return str(Path(db).expanduser().resolve())
-    except (OSError, RuntimeError):
-        return str(db)
+db_key = database_key  # the key a database's repos are saved under: its resolved path
 
 
 def _read(path: Path, *, strict: bool = False) -> dict[str, list[str]]:
     """Every database's saved list. A file that cannot be parsed reads as nothing saved —
     or, ``strict`` (before a save), raises :class:`SettingsFileDamaged`: saving over it
     would wipe the other databases' lists."""
-    try:
-        raw = readable_json(path)
-    except SettingsFileDamaged:
-        if strict:
-            raise
-        return {}
-    except OSError:
-        return {}
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        if strict and not isinstance(raw, list):  # a bare list: the old format, replaced
-            raise SettingsFileDamaged(path, "does not hold a JSON object of database paths")
-        return {}
+    raw = per_database(path, strict=strict, replaced_list=True)
     out: dict[str, list[str]] = {}
     for key, value in raw.items():
         if isinstance(key, str) and isinstance(value, list):
