@@ -11,8 +11,11 @@ import asyncio
 import threading
 from typing import Any
 
+import pytest
+
 from memharness_tui.store import Store
 from memharness_tui.tui.state import StalenessOptions
+from memharness_tui.tui.widgets.staleness import row_analysis
 from memharness_tui.tui.widgets.staleness.row_analysis import PASS_DRIFT_DELAY
 
 from .conftest import Env, Stepper, ready, settle
@@ -108,7 +111,10 @@ async def test_a_write_after_the_read_ahead_reads_the_rows_again_at_the_pass_sta
 
 
 async def test_rows_on_screen_wait_for_drift_while_a_pass_writes_and_get_it_after(
-        env: Env) -> None:
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the wait while a pass writes outlasts any slow machine's pause below: the test looks
+    # inside the window instead of racing a one-second timer
+    monkeypatch.setattr(row_analysis, "PASS_DRIFT_DELAY", 600.0)
     drift_delay = 0.15  # as in real use (the tests' others: 0, at once)
     app = env.app(batch_size=2)
     options = app.staleness_options  # type: ignore[attr-defined]
